@@ -1,0 +1,58 @@
+//===- Passes.td - atrex semantic passes -------------------*- tablegen -*-===//
+//
+// Passes that bind an operator definition to a concrete problem and count its
+// semantic work (FLOPs per engine class and dtype, special functions,
+// compulsory bytes). See docs/semantic-work.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATREX_PASSES_TD
+#define ATREX_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def AtrexInstantiateShape : Pass<"atrex-instantiate-shape", "mlir::ModuleOp"> {
+  let summary = "Bind the symbolic dimensions of operator definitions";
+  let description = [{
+    Every `func.func` carrying `atrex.operator` names the dimensions of its
+    arguments and results with `atrex.dims` (one entry per dimension: a symbol
+    such as "T", an expression such as "2*D" or "B+1", or an integer for a
+    fixed size). This pass binds the symbols to the values given by `dims`,
+    rewrites the function type to static shapes, propagates the shapes through
+    the body with upstream canonicalization patterns and records the binding
+    as `atrex.shape`. Unbound or unknown symbols, inconsistent sizes and
+    shapes that do not become static are diagnosed.
+  }];
+  let options = [
+    ListOption<"dims", "dims", "std::string",
+               "Symbol bindings, e.g. dims=T=4,H=128">,
+    Option<"function", "function", "std::string", /*default=*/"\"\"",
+           "Only instantiate this function (default: every operator)">,
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::tensor::TensorDialect",
+    "mlir::linalg::LinalgDialect"
+  ];
+}
+
+def AtrexSemanticWork : Pass<"atrex-semantic-work", "mlir::ModuleOp"> {
+  let summary = "Count semantic FLOPs per engine and dtype and compulsory bytes";
+  let description = [{
+    For every instantiated operator function, counts matrix-engine FLOPs
+    (multiply-accumulate = 2) and vector FLOPs per dtype, special functions
+    (exp, rsqrt, ...) apart, and compulsory bytes (each argument read once,
+    each result written once, at its element width; paged and row-gathered
+    arguments only for the pages/rows the concrete facts reference).
+    Results are attached as `atrex.work` and optionally written as JSON.
+    Data-dependent counts take their facts (context lengths, block tables,
+    routed expert ids, ...) from the JSON file given by `facts`.
+  }];
+  let options = [
+    Option<"factsFile", "facts", "std::string", /*default=*/"\"\"",
+           "JSON file with the concrete values of data-dependent arguments">,
+    Option<"jsonOutput", "json", "std::string", /*default=*/"\"\"",
+           "Write the counts as JSON to this file ('-' for stdout)">,
+  ];
+}
+
+#endif // ATREX_PASSES_TD

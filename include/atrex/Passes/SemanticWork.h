@@ -1,0 +1,151 @@
+//===- SemanticWork.h - semantic work of operator definitions ---*- C++ -*-===//
+//
+// Library interface of the shape instantiation and semantic-work counting
+// used by the passes, by atrex-roofline and by atrex-exec.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATREX_PASSES_SEMANTICWORK_H
+#define ATREX_PASSES_SEMANTICWORK_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Location.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace atrex {
+
+/// An error attached to a location in the IR. Passes turn it into an MLIR
+/// diagnostic at that location; other clients print its message.
+class LocatedError : public llvm::ErrorInfo<LocatedError> {
+public:
+  static char ID;
+  LocatedError(mlir::Location loc, std::string message)
+      : loc(loc), message(std::move(message)) {}
+  void log(llvm::raw_ostream &os) const override;
+  std::error_code convertToErrorCode() const override;
+  mlir::Location getLocation() const { return loc; }
+  const std::string &getMessage() const { return message; }
+
+private:
+  mlir::Location loc;
+  std::string message;
+};
+
+/// Creates a LocatedError; `message` should start with the pass name
+/// ("atrex-semantic-work: ...").
+llvm::Error makeLocatedError(mlir::Location loc, const llvm::Twine &message);
+
+/// Emits every LocatedError of `err` as an MLIR error diagnostic and any other
+/// error as a diagnostic at `fallback`.
+void emitErrorAsDiagnostic(llvm::Error err, mlir::Location fallback);
+
+//===----------------------------------------------------------------------===//
+// Dimension expressions
+//===----------------------------------------------------------------------===//
+
+/// Evaluates a dimension expression of `atrex.dims` ("T", "2*D", "B+1",
+/// "H/128"): integers, symbols, + - * and exact /, left to right with the
+/// usual precedence, parentheses allowed. Unbound symbols are an error.
+llvm::Expected<int64_t> evaluateDimExpr(llvm::StringRef expr,
+                                        const llvm::StringMap<int64_t> &dims);
+
+/// Appends the symbols referenced by `expr` to `symbols`.
+llvm::Error collectDimSymbols(llvm::StringRef expr,
+                              llvm::SmallVectorImpl<std::string> &symbols);
+
+/// Parses "K=V" bindings.
+llvm::Expected<llvm::StringMap<int64_t>>
+parseDimBindings(llvm::ArrayRef<std::string> bindings);
+
+//===----------------------------------------------------------------------===//
+// Shape instantiation
+//===----------------------------------------------------------------------===//
+
+/// Binds the symbolic dimensions of the operator function `func` to `dims`,
+/// rewrites its type to static shapes and propagates the shapes through its
+/// body. Fails (with a LocatedError) on unbound or unknown symbols,
+/// inconsistent sizes, or shapes that do not become static.
+llvm::Error instantiateShape(mlir::func::FuncOp func,
+                             const llvm::StringMap<int64_t> &dims);
+
+//===----------------------------------------------------------------------===//
+// Facts of data-dependent operators
+//===----------------------------------------------------------------------===//
+
+/// A concrete integer tensor (context lengths, block table, expert ids...).
+struct Fact {
+  std::vector<int64_t> shape;
+  std::vector<int64_t> values;
+};
+
+/// Facts by argument name, as read from JSON. A fact is either an explicit
+/// (nested) array of integers or a generator object materialized at the
+/// argument's bound shape: {"fill": V}, {"iota": {}} or
+/// {"iota": {"start": S, "mod": M}}.
+class Facts {
+public:
+  static llvm::Expected<Facts> fromJSON(llvm::StringRef text);
+  static llvm::Expected<Facts> fromFile(llvm::StringRef path);
+
+  /// Returns the fact named `name` shaped like `shape` (generators are
+  /// materialized, explicit arrays checked against `shape`).
+  llvm::Expected<Fact> get(llvm::StringRef name,
+                           llvm::ArrayRef<int64_t> shape) const;
+  bool contains(llvm::StringRef name) const { return raw.count(name); }
+
+private:
+  llvm::StringMap<llvm::json::Value> raw;
+};
+
+//===----------------------------------------------------------------------===//
+// Semantic work
+//===----------------------------------------------------------------------===//
+
+struct ArgumentBytes {
+  std::string name;
+  std::string role; // "input" or "output"
+  std::string dtype;
+  uint64_t bytes = 0;
+  /// "dense", or how the referenced part was determined ("paged", "rows").
+  std::string access = "dense";
+};
+
+struct SemanticWork {
+  std::string operatorName;
+  std::map<std::string, int64_t> shape;
+  /// engine ("matrix" or "vector") -> dtype -> FLOPs.
+  std::map<std::string, std::map<std::string, uint64_t>> flops;
+  /// special function ("exp", "rsqrt", ...) -> evaluations.
+  std::map<std::string, uint64_t> special;
+  std::vector<ArgumentBytes> arguments;
+  uint64_t bytesRead = 0;
+  uint64_t bytesWritten = 0;
+
+  uint64_t totalFlops() const;
+  uint64_t totalBytes() const { return bytesRead + bytesWritten; }
+};
+
+/// Counts the semantic work of an instantiated operator function.
+llvm::Expected<SemanticWork> countSemanticWork(mlir::func::FuncOp func,
+                                               const Facts &facts);
+
+/// JSON form (documented in docs/semantic-work.md).
+llvm::json::Value toJSON(const SemanticWork &work);
+
+/// Attribute form attached to the function as `atrex.work`.
+mlir::DictionaryAttr toAttribute(mlir::MLIRContext *ctx,
+                                 const SemanticWork &work);
+
+/// The dtype name used in counts and tables ("bf16", "f32", "f8e4m3", ...).
+std::string dtypeName(mlir::Type type);
+
+} // namespace atrex
+
+#endif // ATREX_PASSES_SEMANTICWORK_H
