@@ -1,0 +1,156 @@
+//===- atrex-ref.cpp - Write and check operator reference tensors ---------===//
+//
+//   atrex-ref --list | --list-json
+//   atrex-ref --op NAME --signature
+//   atrex-ref --op NAME --shape K=V,... --seed N --out DIR [--device cpu|cuda]
+//   atrex-ref --op NAME --check REFDIR --candidate DIR
+//
+// Exit status: 0 success / match, 1 mismatch, 2 usage or input error.
+//
+//===----------------------------------------------------------------------===//
+#include "atrex-rt/OpSpecs.h"
+#include "atrex-rt/Reference.h"
+
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+
+using namespace atrex::rt;
+
+static void usage() {
+  std::cerr << "usage:\n"
+               "  atrex-ref --list | --list-json\n"
+               "  atrex-ref --op NAME --signature\n"
+               "  atrex-ref --op NAME --shape K=V,... --seed N --out DIR [--device cpu|cuda]\n"
+               "  atrex-ref --op NAME --check REFDIR --candidate DIR\n";
+}
+
+int main(int argc, char **argv) {
+  std::string op, shapeText, out, device = "cpu", checkDir, candDir;
+  uint64_t seed = 0;
+  bool haveSeed = false, list = false, listJson = false, signature = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const char *flag) -> std::string {
+      if (i + 1 >= argc) {
+        std::cerr << "atrex-ref: " << flag << " needs a value\n";
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--list")
+      list = true;
+    else if (a == "--list-json")
+      listJson = true;
+    else if (a == "--signature")
+      signature = true;
+    else if (a == "--op")
+      op = value("--op");
+    else if (a == "--shape")
+      shapeText = value("--shape");
+    else if (a == "--seed") {
+      std::string s = value("--seed");
+      char *end = nullptr;
+      seed = std::strtoull(s.c_str(), &end, 10);
+      if (s.empty() || *end) {
+        std::cerr << "atrex-ref: --seed '" << s << "' is not a non-negative integer\n";
+        return 2;
+      }
+      haveSeed = true;
+    } else if (a == "--out")
+      out = value("--out");
+    else if (a == "--device")
+      device = value("--device");
+    else if (a == "--check")
+      checkDir = value("--check");
+    else if (a == "--candidate")
+      candDir = value("--candidate");
+    else if (a == "-h" || a == "--help") {
+      usage();
+      return 0;
+    } else {
+      std::cerr << "atrex-ref: unknown argument '" << a << "'\n";
+      usage();
+      return 2;
+    }
+  }
+
+  try {
+    if (listJson) {
+      Json ops = Json::array();
+      for (const OpSpec &s : allOpSpecs()) {
+        Json o = Json::object();
+        o.set("name", s.name);
+        o.set("summary", s.summary);
+        Json keys = Json::array();
+        for (const auto &k : s.shapeKeys)
+          keys.push(k);
+        o.set("shape_keys", keys);
+        o.set("key_doc", s.keyDoc);
+        o.set("example_shape", shapeToJson(s.exampleShape));
+        o.set("signature", s.signature());
+        Json outs = Json::object();
+        for (const ArgSpec &a : s.args)
+          if (a.kind == ArgKind::OutTensor || a.kind == ArgKind::InOutTensor) {
+            Json t = a.tol.toJson();
+            t.set("dtype", dtypeName(a.dtype));
+            outs.set(OpSpec::outputName(a), t);
+          }
+        o.set("outputs", outs);
+        ops.push(o);
+      }
+      std::cout << ops.dump(2) << "\n";
+      return 0;
+    }
+    if (list) {
+      for (const OpSpec &s : allOpSpecs()) {
+        std::cout << s.name << "\n  keys: " << s.keyDoc
+                  << "\n  example: --shape " << shapeMapToString(s.exampleShape)
+                  << "\n  entry: " << s.signature() << "\n";
+      }
+      return 0;
+    }
+    if (op.empty()) {
+      std::cerr << "atrex-ref: --op NAME is required (known: " << knownOpNames() << ")\n";
+      return 2;
+    }
+    const OpSpec *spec = findOpSpec(op);
+    if (!spec) {
+      std::cerr << "atrex-ref: unknown operator '" << op << "' (known: " << knownOpNames() << ")\n";
+      return 2;
+    }
+    if (signature) {
+      std::cout << spec->signature() << "\n";
+      return 0;
+    }
+    if (!checkDir.empty() || !candDir.empty()) {
+      if (checkDir.empty() || candDir.empty()) {
+        std::cerr << "atrex-ref: --check REFDIR needs --candidate DIR (and vice versa)\n";
+        return 2;
+      }
+      TensorDir ref = readTensorDir(checkDir);
+      TensorDir cand = readTensorDir(candDir);
+      if (!ref.op.empty() && ref.op != op) {
+        std::cerr << "atrex-ref: " << checkDir << "/tensors.json is for operator '" << ref.op
+                  << "', not '" << op << "'\n";
+        return 2;
+      }
+      Json report = checkTensorDirs(*spec, ref, cand);
+      std::cout << report.dump(2) << "\n";
+      return report.get("ok")->asBool() ? 0 : 1;
+    }
+    if (out.empty() || shapeText.empty() || !haveSeed) {
+      std::cerr << "atrex-ref: generating needs --shape, --seed and --out\n";
+      usage();
+      return 2;
+    }
+    ShapeMap shape = parseShape(*spec, shapeText);
+    TensorDir td = makeReferenceDir(*spec, shape, seed, device);
+    writeTensorDir(out, td);
+    return 0;
+  } catch (const std::exception &e) {
+    std::cerr << "atrex-ref: error: " << e.what() << "\n";
+    return 2;
+  }
+}
