@@ -131,6 +131,26 @@ llvm::Error instantiateShape(func::FuncOp func,
   for (auto [i, type] : llvm::enumerate(fnType.getResults()))
     if (auto err = collect(i, true, type))
       return err;
+  // Symbol constants: `arith.constant {atrex.symbol = "K"} -1 : index` gives
+  // the body the value of a symbol that only results carry.
+  SmallVector<arith::ConstantOp> symbolConstants;
+  llvm::Error symbolError = llvm::Error::success();
+  func.walk([&](arith::ConstantOp cst) {
+    auto symbol = cst->getAttrOfType<StringAttr>("atrex.symbol");
+    if (!symbol)
+      return;
+    if (!cst.getType().isIndex()) {
+      if (!symbolError)
+        symbolError = makeLocatedError(
+            cst.getLoc(), kPass + "atrex.symbol constants must be of type "
+                                  "index");
+      return;
+    }
+    used.insert(symbol.getValue());
+    symbolConstants.push_back(cst);
+  });
+  if (symbolError)
+    return symbolError;
   SmallVector<std::string> symbolList;
   for (const auto &entry : used)
     symbolList.push_back(entry.getKey().str());
@@ -202,6 +222,12 @@ llvm::Error instantiateShape(func::FuncOp func,
     }
   });
   func.setFunctionType(FunctionType::get(ctx, inputs, results));
+
+  for (arith::ConstantOp cst : symbolConstants) {
+    int64_t value =
+        dims.lookup(cst->getAttrOfType<StringAttr>("atrex.symbol").getValue());
+    cst.setValueAttr(builder.getIndexAttr(value));
+  }
 
   RewritePatternSet patterns(ctx);
   for (Dialect *dialect : ctx->getLoadedDialects())
