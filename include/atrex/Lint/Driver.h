@@ -1,0 +1,66 @@
+//===- Driver.h - lint files or a compilation database ----------*- C++ -*-===//
+
+#ifndef ATREX_LINT_DRIVER_H
+#define ATREX_LINT_DRIVER_H
+
+#include "atrex/Lint/Analysis.h"
+#include "atrex/Lint/Finding.h"
+#include "llvm/Support/Error.h"
+#include <string>
+#include <vector>
+
+namespace atrex {
+namespace lint {
+class Policy;
+
+/// Where the CUDA, HIP, PyTorch and Clang pieces live on this machine.
+struct Toolchain {
+  std::string CudaPath;      ///< empty when not found
+  std::string ResourceDir;   ///< clang's resource directory
+  std::vector<std::string> TorchIncludes;
+  std::string PythonInclude;
+  std::string HipInclude;    ///< directory holding hip/hip_runtime.h
+};
+
+/// Detects the toolchain once per process (environment: CUDA_PATH,
+/// CUDA_HOME, ATREX_TORCH_INCLUDE, ATREX_PYTHON, ROCM_PATH).
+const Toolchain &detectToolchain();
+
+/// The clang arguments atrex-lint uses for a source file, before the
+/// user's extra arguments: language by extension (.cu/.cuh CUDA, .hip HIP,
+/// otherwise C++), host-only parsing, CUDA/HIP/torch/Python include paths.
+std::vector<std::string> defaultArguments(llvm::StringRef File,
+                                          const Toolchain &TC,
+                                          bool CompilerWarnings);
+
+/// Rewrites an nvcc or hipcc command line from a compilation database into
+/// clang arguments (keeps -I/-D/-isystem/-std, drops device-code options).
+std::vector<std::string> translateCommand(const std::vector<std::string> &Args,
+                                          llvm::StringRef File,
+                                          const Toolchain &TC,
+                                          bool CompilerWarnings);
+
+struct LintOptions {
+  std::vector<std::string> Files;
+  /// Directory holding compile_commands.json, or the file itself.
+  std::string CompileCommands;
+  std::vector<std::string> ExtraArgs;
+  AnalysisOptions Analysis;
+  unsigned Jobs = 0; ///< 0: hardware concurrency
+  /// Non-empty: all inputs form one submission of this name (cross-file
+  /// reachability); otherwise each file is its own submission.
+  std::string Submission;
+  bool CompilerWarnings = false;
+  bool Color = false;
+};
+
+/// Lints every input and returns one result per submission, in input order.
+/// Per-file problems (unreadable, does not parse, analysis crashed) are
+/// results with errors and verdict `unknown`, never lost.
+llvm::Expected<std::vector<SubmissionResult>> runLint(const LintOptions &Opts,
+                                                      const Policy &P);
+
+} // namespace lint
+} // namespace atrex
+
+#endif // ATREX_LINT_DRIVER_H

@@ -1,0 +1,99 @@
+//===- Model.h - the submission model atrex-lint checks run on --*- C++ -*-===//
+//
+// Part of atrex. The AST (or IR) of each translation unit is reduced to a
+// small, AST-independent model: user functions with their call, launch and
+// reference sites, user globals, and unconditional findings. Models of several
+// translation units merge by USR, so a submission of several files is checked
+// as one program. Every check runs on this model, which is what lets the
+// clang plugin, the stand-alone tool and the IR analysis share one
+// implementation.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATREX_LINT_MODEL_H
+#define ATREX_LINT_MODEL_H
+
+#include "atrex/Lint/Finding.h"
+#include <map>
+#include <string>
+#include <vector>
+
+namespace atrex {
+namespace lint {
+
+enum class SiteKind {
+  Call,       ///< direct call (functions, methods, operators)
+  Construct,  ///< constructor or destructor
+  Ref,        ///< function address taken (callbacks, registration tables)
+  VarRef,     ///< reference to a variable declared outside user code
+  Indirect,   ///< call through a pointer, target resolved
+  Unresolved, ///< call through a pointer whose target is unknown
+  Launch      ///< kernel launch (<<<>>> or a launch API)
+};
+
+struct Site {
+  SiteKind Kind = SiteKind::Call;
+  std::string Key;      ///< USR of the callee (empty for Unresolved)
+  std::string Name;     ///< qualified name, no template arguments
+  std::string DeclFile; ///< file that declares the callee
+  SourcePos Pos;        ///< where the site is (expansion location)
+  bool Dead = false;    ///< never executes (constant-false, after return)
+  bool Device = false;  ///< sits in device code
+  std::string Macro;    ///< user macro the call is written in
+  SourcePos MacroPos;   ///< where that macro's body spells the call
+  std::string Detail;   ///< extra facts: dlsym's symbol, an embedded image
+};
+
+/// A mutable variable that outlives one call of the entry.
+struct StateVar {
+  std::string Name;
+  std::string Type;
+  SourcePos Pos;
+  bool Risky = false; ///< holds tensors, containers or pointers
+  bool Device = false;
+};
+
+struct FunctionNode {
+  std::string Key;
+  std::string Name;
+  std::string Display; ///< with template arguments, for the inventory
+  SourcePos Pos;
+  bool HasBody = false;
+  bool IsKernel = false;
+  bool IsDeviceOnly = false;
+  bool IsEntryCandidate = false;
+  bool IsTemplateInstance = false;
+  bool IsTemplatePattern = false; ///< uninstantiated kernel template
+  std::string PatternKey;         ///< pattern of a template instance
+  std::vector<Site> Sites;
+  std::vector<std::string> GlobalRefs; ///< keys of user globals used
+  std::vector<StateVar> StaticLocals;
+};
+
+struct GlobalNode {
+  std::string Key;
+  std::string Name;
+  std::vector<Site> InitSites; ///< functions called or referenced in the init
+  StateVar State;              ///< valid when State.Name is set
+};
+
+struct Model {
+  std::vector<std::string> Files;
+  std::map<std::string, FunctionNode> Functions;
+  std::map<std::string, GlobalNode> Globals;
+  /// Findings that hold whatever is reachable (redefined runtime symbols).
+  std::vector<Finding> Unconditional;
+  std::vector<std::string> Errors;
+
+  /// Merges another translation unit's model (definitions win over
+  /// declarations; sites of the same function are appended once).
+  void merge(Model &&Other);
+};
+
+/// The key of the pseudo-function that runs every user global initialiser.
+inline const char *staticInitKey() { return "<static-initialization>"; }
+
+} // namespace lint
+} // namespace atrex
+
+#endif // ATREX_LINT_MODEL_H

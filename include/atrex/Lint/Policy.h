@@ -1,0 +1,102 @@
+//===- Policy.h - what counts as the DSL and what as delegation -*- C++ -*-===//
+//
+// Part of atrex. A policy names, per track, which symbols are the target DSL
+// or allowed glue, which are delegation to PyTorch or vendor libraries, which
+// are evasion, and each check's severity. The built-in default is a YAML
+// document (DefaultPolicy.yaml); a YAML or JSON file can extend or replace it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATREX_LINT_POLICY_H
+#define ATREX_LINT_POLICY_H
+
+#include "atrex/Lint/Finding.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/GlobPattern.h"
+#include <map>
+#include <string>
+#include <vector>
+
+namespace atrex {
+namespace lint {
+
+enum class RuleAction { Allow, Delegate, Evasion };
+/// Where a rule applies: host code, device code or both.
+enum class RuleContext { Host, Device, Any };
+
+struct SymbolRule {
+  std::string Id;
+  RuleAction Action = RuleAction::Allow;
+  std::string Check;    ///< check the finding is reported under
+  std::string Library;  ///< "cuBLAS", "PyTorch/ATen", "dlopen", ...
+  std::string Message;  ///< optional extra explanation
+  RuleContext Context = RuleContext::Host;
+  std::vector<std::string> Symbols; ///< globs on template-free qualified names
+  std::vector<std::string> Headers; ///< globs on the declaring file's path
+  std::vector<std::string> Except;  ///< symbol globs the rule never matches
+
+  // Compiled patterns (filled by Policy::compile).
+  std::vector<llvm::GlobPattern> SymbolPats, HeaderPats, ExceptPats;
+};
+
+class Policy {
+public:
+  std::string Name = "default";
+  std::string Description;
+  std::vector<SymbolRule> Rules; ///< first match wins
+  std::map<std::string, Severity> Checks;
+  std::vector<std::string> LaunchApis;     ///< calls whose kernel arguments launch
+  std::vector<std::string> RuntimeSymbols; ///< may not be redefined
+  std::vector<std::string> TimingSymbols;  ///< may never be defined
+  std::vector<std::string> StreamCreate;   ///< create a side stream
+  std::vector<std::string> StreamJoin;     ///< join a side stream back
+
+  /// The built-in default policy.
+  static const Policy &getDefault();
+  /// The built-in default policy's YAML text.
+  static llvm::StringRef defaultText();
+
+  /// Parses a policy document (YAML or JSON). Unless it says
+  /// `inherit: none`, its rules come before the default's, its check
+  /// severities override the default's and its lists extend the default's.
+  /// Errors name \p BufferName, the line and the key at fault.
+  static llvm::Expected<Policy> parse(llvm::StringRef Text,
+                                      llvm::StringRef BufferName);
+  static llvm::Expected<Policy> loadFile(llvm::StringRef Path);
+
+  /// The first rule matching a symbol, or nullptr.
+  const SymbolRule *match(llvm::StringRef QualName, llvm::StringRef DeclFile,
+                          bool InDeviceCode) const;
+  Severity severity(llvm::StringRef Check) const;
+  bool isLaunchApi(llvm::StringRef Name) const;
+  bool isRuntimeSymbol(llvm::StringRef Name) const;
+  bool isTimingSymbol(llvm::StringRef Name) const;
+  bool isStreamCreate(llvm::StringRef Name) const;
+  bool isStreamJoin(llvm::StringRef Name) const;
+
+  /// Serialises the policy back to YAML (atrex-lint --dump-policy).
+  std::string toYAML() const;
+
+  /// Compiles the glob patterns; errors name the bad pattern.
+  llvm::Error compile();
+
+private:
+  struct Compiled {
+    std::vector<llvm::GlobPattern> Launch, Runtime, Timing, Create, Join;
+  };
+  std::shared_ptr<Compiled> C;
+};
+
+/// Every check atrex-lint knows, with a one-line description (for SARIF rules
+/// and --list-checks).
+struct CheckDescription {
+  llvm::StringRef Name;
+  llvm::StringRef Summary;
+};
+llvm::ArrayRef<CheckDescription> allChecks();
+
+} // namespace lint
+} // namespace atrex
+
+#endif // ATREX_LINT_POLICY_H

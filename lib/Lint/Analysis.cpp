@@ -1,0 +1,195 @@
+//===- Analysis.cpp - reachability and the check registry -----------------===//
+
+#include "atrex/Lint/Analysis.h"
+#include "Checks/Check.h"
+#include "llvm/ADT/StringSet.h"
+#include <algorithm>
+#include <deque>
+
+using namespace llvm;
+using namespace atrex::lint;
+
+const FunctionNode *CheckContext::target(const Site &S) const {
+  if (S.Key.empty())
+    return nullptr;
+  auto It = M.Functions.find(S.Key);
+  if (It == M.Functions.end())
+    return nullptr;
+  const FunctionNode &F = It->second;
+  if (!F.HasBody && F.Sites.empty())
+    return nullptr;
+  return &F;
+}
+
+std::vector<std::string> CheckContext::pathTo(const FunctionNode *F) const {
+  std::vector<std::string> Path;
+  StringSet<> Seen;
+  while (F && Seen.insert(F->Key).second) {
+    Path.push_back(F->Name);
+    auto It = Parent.find(F->Key);
+    F = It == Parent.end() ? nullptr : It->second;
+  }
+  std::reverse(Path.begin(), Path.end());
+  return Path;
+}
+
+void CheckContext::report(Finding F, Severity Cap) {
+  Severity S = P.severity(F.Check);
+  if (S == Severity::Off)
+    return;
+  F.Sev = std::min(S, Cap);
+  Findings.push_back(std::move(F));
+}
+
+static bool followed(SiteKind K) {
+  switch (K) {
+  case SiteKind::Call:
+  case SiteKind::Construct:
+  case SiteKind::Ref:
+  case SiteKind::Indirect:
+  case SiteKind::Launch:
+    return true;
+  case SiteKind::VarRef:
+  case SiteKind::Unresolved:
+    return false;
+  }
+  return false;
+}
+
+static bool matchesEntry(const FunctionNode &F, StringRef Name) {
+  if (F.Name == Name)
+    return true;
+  StringRef Simple = StringRef(F.Name).rsplit("::").second;
+  if (Simple.empty())
+    Simple = F.Name;
+  return Simple == Name;
+}
+
+void CheckContext::computeReachability(const std::vector<std::string> &Names,
+                                       std::vector<std::string> &Errors) {
+  for (auto &KV : M.Functions) {
+    const FunctionNode &F = KV.second;
+    if (F.Key == staticInitKey()) {
+      Entries.push_back(&F);
+      continue;
+    }
+    if (!F.HasBody)
+      continue;
+    if (Names.empty() ? F.IsEntryCandidate
+                      : llvm::any_of(Names, [&](const std::string &N) {
+                          return matchesEntry(F, N);
+                        }))
+      Entries.push_back(&F);
+  }
+  for (const std::string &N : Names)
+    if (!llvm::any_of(Entries, [&](const FunctionNode *F) {
+          return matchesEntry(*F, N);
+        }))
+      Errors.push_back("atrex-lint: entry point '" + N +
+                       "' is not defined in the submission");
+
+  std::deque<const FunctionNode *> Work(Entries.begin(), Entries.end());
+  StringSet<> Visited;
+  for (const FunctionNode *E : Entries)
+    Visited.insert(E->Key);
+  auto Visit = [&](const Site &S, const FunctionNode *Holder) {
+    Sites.push_back({&S, Holder});
+    if (S.Dead || !followed(S.Kind))
+      return;
+    if (S.Kind == SiteKind::Launch) {
+      Launched.insert(S.Key);
+      auto It = M.Functions.find(S.Key);
+      if (It != M.Functions.end() && !It->second.PatternKey.empty())
+        Launched.insert(It->second.PatternKey);
+    }
+    const FunctionNode *T = target(S);
+    if (T && Visited.insert(T->Key).second) {
+      Parent[T->Key] = Holder;
+      Work.push_back(T);
+    }
+  };
+  while (!Work.empty()) {
+    const FunctionNode *F = Work.front();
+    Work.pop_front();
+    Reachable.push_back(F);
+    for (const Site &S : F->Sites)
+      Visit(S, F);
+    // Globals used by a reachable function: their initialisers' function
+    // references (pointer tables) become reachable through it.
+    for (const std::string &G : F->GlobalRefs) {
+      auto It = M.Globals.find(G);
+      if (It == M.Globals.end())
+        continue;
+      for (const Site &S : It->second.InitSites)
+        if (S.Kind == SiteKind::Ref || S.Kind == SiteKind::Launch)
+          Visit(S, F);
+    }
+  }
+}
+
+SubmissionResult atrex::lint::analyze(const Model &M, const Policy &P,
+                                      const AnalysisOptions &Opts) {
+  SubmissionResult R;
+  R.Files = M.Files;
+  R.Path = M.Files.empty() ? std::string() : M.Files.front();
+  R.Errors = M.Errors;
+
+  CheckContext Ctx(M, P);
+  Ctx.computeReachability(Opts.Entries, R.Errors);
+
+  std::vector<std::unique_ptr<LintCheck>> Checks;
+  for (StringRef C :
+       {"atrex-delegation-torch", "atrex-delegation-vendor",
+        "atrex-evasion-dynamic-load", "atrex-evasion-module-load",
+        "atrex-evasion-runtime-compile", "atrex-evasion-process",
+        "atrex-evasion-file-env"})
+    Checks.push_back(createRuleCheck(C));
+  Checks.push_back(createUnlaunchedKernelCheck());
+  Checks.push_back(createDeadLaunchCheck());
+  Checks.push_back(createRuntimeOverrideCheck());
+  Checks.push_back(createStaticStateCheck());
+  Checks.push_back(createSideStreamCheck());
+  Checks.push_back(createIndirectCallCheck());
+  Checks.push_back(createNoKernelCheck());
+  for (auto &C : Checks)
+    C->run(Ctx);
+
+  // Deduplicate (template instances repeat their sites) and sort.
+  std::vector<Finding> &Out = R.Findings;
+  std::set<std::tuple<std::string, std::string, unsigned, unsigned,
+                      std::string>>
+      Seen;
+  for (Finding &F : Ctx.Findings)
+    if (Seen.insert({F.Check, F.Pos.File, F.Pos.Line, F.Pos.Column, F.Symbol})
+            .second)
+      Out.push_back(std::move(F));
+  std::stable_sort(Out.begin(), Out.end(),
+                   [](const Finding &A, const Finding &B) {
+                     return std::tie(A.Pos.File, A.Pos.Line, A.Pos.Column) <
+                            std::tie(B.Pos.File, B.Pos.Line, B.Pos.Column);
+                   });
+
+  for (const FunctionNode *E : Ctx.Entries)
+    if (E->Key != staticInitKey())
+      R.Entries.push_back(E->Name);
+  for (auto &KV : M.Functions) {
+    const FunctionNode &F = KV.second;
+    if (!F.IsKernel || !F.HasBody)
+      continue;
+    KernelInfo K;
+    K.Name = F.Display.empty() ? F.Name : F.Display;
+    K.Pos = F.Pos;
+    K.Launched = Ctx.Launched.count(F.Key);
+    K.TemplateInstance = F.IsTemplateInstance;
+    if (F.IsTemplatePattern)
+      K.Name += "<>";
+    R.Kernels.push_back(K);
+  }
+  std::stable_sort(R.Kernels.begin(), R.Kernels.end(),
+                   [](const KernelInfo &A, const KernelInfo &B) {
+                     return std::tie(A.Pos.File, A.Pos.Line, A.Name) <
+                            std::tie(B.Pos.File, B.Pos.Line, B.Name);
+                   });
+  decideVerdict(R);
+  return R;
+}

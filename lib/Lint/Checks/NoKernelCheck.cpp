@@ -1,0 +1,55 @@
+//===- NoKernelCheck.cpp - atrex-no-kernel --------------------------------===//
+//
+// The submission launches none of its own kernels from the entry point: it
+// defines none, or the ones it defines are never launched (or only under a
+// condition that is always false).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Check.h"
+
+using namespace llvm;
+using namespace atrex::lint;
+
+namespace {
+class NoKernelCheck : public LintCheck {
+public:
+  StringRef name() const override { return "atrex-no-kernel"; }
+  void run(CheckContext &Ctx) override {
+    unsigned Defined = 0;
+    for (auto &KV : Ctx.M.Functions)
+      if (KV.second.IsKernel && KV.second.HasBody &&
+          !KV.second.IsTemplateInstance)
+        ++Defined;
+    for (const std::string &K : Ctx.Launched) {
+      auto It = Ctx.M.Functions.find(K);
+      if (It != Ctx.M.Functions.end() && It->second.IsKernel &&
+          It->second.HasBody)
+        return; // an own kernel is launched
+    }
+    Finding F;
+    F.Check = "atrex-no-kernel";
+    // Anchor at the first entry, else at the first file.
+    for (const FunctionNode *E : Ctx.Entries)
+      if (E->Key != staticInitKey() && E->Pos.isValid()) {
+        F.Pos = E->Pos;
+        F.Symbol = E->Name;
+        break;
+      }
+    if (!F.Pos.isValid() && !Ctx.M.Files.empty())
+      F.Pos = {Ctx.M.Files.front(), 1, 1};
+    if (Defined == 0)
+      F.Message = "no kernel is defined: the submission launches no GPU code "
+                  "of its own";
+    else
+      F.Message = "none of the " + std::to_string(Defined) + " kernel" +
+                  (Defined == 1 ? " " : "s ") +
+                  "defined is launched from the entry";
+    Ctx.report(std::move(F));
+  }
+};
+} // namespace
+
+std::unique_ptr<LintCheck> atrex::lint::createNoKernelCheck() {
+  return std::make_unique<NoKernelCheck>();
+}

@@ -1,0 +1,92 @@
+//===- RuleCheck.cpp - policy-rule driven checks --------------------------===//
+//
+// atrex-delegation-torch, atrex-delegation-vendor and the evasion checks that
+// are lists of symbols (dynamic-load, module-load, runtime-compile, process,
+// file-env) share this class: every live site reached from the entry whose
+// callee is not the submission's own code is matched against the policy's
+// rules; the first matching rule decides, and reports under its check.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Check.h"
+
+using namespace llvm;
+using namespace atrex::lint;
+
+namespace {
+class RuleCheck : public LintCheck {
+public:
+  explicit RuleCheck(StringRef Name) : Name(Name.str()) {}
+  StringRef name() const override { return Name; }
+
+  void run(CheckContext &Ctx) override {
+    for (const ReachedSite &RS : Ctx.Sites) {
+      const Site &S = *RS.S;
+      if (S.Dead)
+        continue;
+      if (S.Kind == SiteKind::Launch || S.Kind == SiteKind::Unresolved)
+        continue;
+      if (Ctx.target(S))
+        continue; // the submission's own code: followed, not matched
+      const SymbolRule *R = Ctx.P.match(S.Name, S.DeclFile, S.Device);
+      if (!R || R->Action == RuleAction::Allow || R->Check != Name)
+        continue;
+      Finding F;
+      F.Check = Name;
+      F.Pos = S.Pos;
+      F.Library = R->Library;
+      F.Symbol = S.Name;
+      F.CallPath = Ctx.pathTo(RS.Holder);
+      F.Message = describe(S, *R);
+      if (!S.Macro.empty())
+        F.Notes.push_back(
+            {S.MacroPos, "expanded from macro '" + S.Macro + "'"});
+      Ctx.report(std::move(F));
+    }
+  }
+
+private:
+  static std::string verb(const Site &S) {
+    switch (S.Kind) {
+    case SiteKind::Construct:
+      return "construction of '" + S.Name + "'";
+    case SiteKind::Ref:
+      return "reference to '" + S.Name + "'";
+    case SiteKind::VarRef:
+      return "use of '" + S.Name + "'";
+    default:
+      return "call to '" + S.Name + "'";
+    }
+  }
+
+  std::string describe(const Site &S, const SymbolRule &R) const {
+    std::string M = verb(S);
+    if (R.Action == RuleAction::Delegate) {
+      M += " delegates compute to " + R.Library;
+    } else if (Name == "atrex-evasion-dynamic-load") {
+      M += " resolves code at run time, behind the analysis";
+    } else if (Name == "atrex-evasion-module-load") {
+      M += " loads a GPU image the submission did not compile";
+    } else if (Name == "atrex-evasion-runtime-compile") {
+      M += " compiles code at run time";
+    } else if (Name == "atrex-evasion-process") {
+      M += " starts a process or thread outside the harness's control";
+    } else if (Name == "atrex-evasion-file-env") {
+      M += " accesses files or the environment";
+    } else {
+      M += " matches policy rule '" + R.Id + "'";
+    }
+    if (!S.Detail.empty())
+      M += " (" + S.Detail + ")";
+    if (!R.Message.empty())
+      M += ": " + R.Message;
+    return M;
+  }
+
+  std::string Name;
+};
+} // namespace
+
+std::unique_ptr<LintCheck> atrex::lint::createRuleCheck(StringRef Name) {
+  return std::make_unique<RuleCheck>(Name);
+}

@@ -1,0 +1,471 @@
+//===- Driver.cpp - lint files or a compilation database ------------------===//
+
+#include "atrex/Lint/Driver.h"
+#include "atrex/Lint/ModelBuilder.h"
+#include "atrex/Lint/Policy.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendActions.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "clang/Tooling/JSONCompilationDatabase.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Timer.h"
+#include <chrono>
+#include <mutex>
+
+using namespace clang;
+using namespace clang::tooling;
+using namespace llvm;
+using namespace atrex::lint;
+
+#ifndef ATREX_CLANG_RESOURCE_DIR
+#define ATREX_CLANG_RESOURCE_DIR ""
+#endif
+
+//===----------------------------------------------------------------------===//
+// Toolchain detection
+//===----------------------------------------------------------------------===//
+
+static bool exists(const Twine &P) { return sys::fs::exists(P); }
+
+static std::string findCuda() {
+  for (const char *Var : {"CUDA_PATH", "CUDA_HOME", "CUDA_ROOT"})
+    if (const char *V = getenv(Var))
+      if (exists(Twine(V) + "/include/cuda_runtime.h"))
+        return V;
+  if (exists("/usr/local/cuda/include/cuda_runtime.h"))
+    return "/usr/local/cuda";
+  if (ErrorOr<std::string> Nvcc = sys::findProgramByName("nvcc")) {
+    SmallString<256> P(*Nvcc);
+    sys::path::remove_filename(P); // bin
+    sys::path::remove_filename(P); // root
+    if (exists(P + "/include/cuda_runtime.h"))
+      return std::string(P);
+  }
+  return "";
+}
+
+/// Asks Python for its include directory and purelib (one short process).
+static void findPython(Toolchain &TC) {
+  if (const char *V = getenv("ATREX_TORCH_INCLUDE")) {
+    SmallVector<StringRef, 4> Parts;
+    StringRef(V).split(Parts, ':', -1, false);
+    for (StringRef P : Parts)
+      TC.TorchIncludes.push_back(P.str());
+  }
+  const char *PyEnv = getenv("ATREX_PYTHON");
+  ErrorOr<std::string> Py =
+      sys::findProgramByName(PyEnv ? PyEnv : "python3");
+  if (!Py)
+    return;
+  SmallString<128> Out;
+  if (sys::fs::createTemporaryFile("atrex-py", "txt", Out))
+    return;
+  FileRemover Remove(Out);
+  std::optional<StringRef> Redirects[] = {std::nullopt, StringRef(Out),
+                                          StringRef("")};
+  StringRef Args[] = {*Py, "-c",
+                      "import sysconfig;p=sysconfig.get_paths();"
+                      "print(p['include']);print(p['purelib']);"
+                      "print(p['platlib'])"};
+  if (sys::ExecuteAndWait(*Py, Args, std::nullopt, Redirects,
+                          /*SecondsToWait=*/20) != 0)
+    return;
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(Out);
+  if (!Buf)
+    return;
+  SmallVector<StringRef, 3> Lines;
+  (*Buf)->getBuffer().trim().split(Lines, '\n');
+  if (Lines.empty())
+    return;
+  if (exists(Lines[0] + "/Python.h"))
+    TC.PythonInclude = Lines[0].str();
+  if (!TC.TorchIncludes.empty())
+    return;
+  for (size_t I = 1; I < Lines.size(); ++I) {
+    std::string Inc = (Lines[I].trim() + "/torch/include").str();
+    if (exists(Inc + "/torch/extension.h") || exists(Inc + "/ATen/ATen.h")) {
+      TC.TorchIncludes.push_back(Inc);
+      TC.TorchIncludes.push_back(Inc + "/torch/csrc/api/include");
+      return;
+    }
+  }
+}
+
+const Toolchain &atrex::lint::detectToolchain() {
+  static const Toolchain TC = [] {
+    Toolchain T;
+    T.CudaPath = findCuda();
+    T.ResourceDir = ATREX_CLANG_RESOURCE_DIR;
+    findPython(T);
+    const char *Roots[] = {getenv("ROCM_PATH"), "/opt/rocm", "/usr"};
+    for (const char *Root : Roots) {
+      if (Root && exists(Twine(Root) + "/include/hip/hip_runtime.h")) {
+        T.HipInclude = std::string(Root) + "/include";
+        break;
+      }
+    }
+    return T;
+  }();
+  return TC;
+}
+
+enum class Lang { Cuda, Hip, Cxx };
+
+static Lang languageOf(StringRef File) {
+  StringRef Ext = sys::path::extension(File);
+  if (Ext == ".cu" || Ext == ".cuh")
+    return Lang::Cuda;
+  if (Ext == ".hip")
+    return Lang::Hip;
+  return Lang::Cxx;
+}
+
+static void commonArguments(std::vector<std::string> &A, Lang L,
+                            const Toolchain &TC, bool Warnings) {
+  if (!TC.ResourceDir.empty())
+    A.push_back("-resource-dir=" + TC.ResourceDir);
+  switch (L) {
+  case Lang::Cuda:
+    A.insert(A.end(), {"-x", "cuda", "--cuda-host-only"});
+    if (!TC.CudaPath.empty()) {
+      A.push_back("--cuda-path=" + TC.CudaPath);
+      if (exists(TC.CudaPath + "/include/cccl"))
+        A.push_back("-isystem" + TC.CudaPath + "/include/cccl");
+    }
+    A.push_back("-Wno-unknown-cuda-version");
+    break;
+  case Lang::Hip:
+    A.insert(A.end(), {"-x", "hip", "--offload-host-only", "-nogpuinc",
+                       "-nogpulib", "-D__HIP_PLATFORM_AMD__=1"});
+    if (!TC.HipInclude.empty() && TC.HipInclude != "/usr/include")
+      A.push_back("-isystem" + TC.HipInclude);
+    break;
+  case Lang::Cxx:
+    A.insert(A.end(), {"-x", "c++"});
+    if (!TC.CudaPath.empty()) {
+      A.push_back("-isystem" + TC.CudaPath + "/include");
+      if (exists(TC.CudaPath + "/include/cccl"))
+        A.push_back("-isystem" + TC.CudaPath + "/include/cccl");
+    }
+    break;
+  }
+  for (const std::string &I : TC.TorchIncludes)
+    A.push_back("-isystem" + I);
+  if (!TC.PythonInclude.empty())
+    A.push_back("-isystem" + TC.PythonInclude);
+  A.insert(A.end(), {"-DTORCH_EXTENSION_NAME=atrex_submission",
+                     "-DTORCH_API_INCLUDE_EXTENSION_H", "-ferror-limit=20",
+                     "-fsyntax-only"});
+  if (!Warnings)
+    A.push_back("-w");
+}
+
+std::vector<std::string> atrex::lint::defaultArguments(StringRef File,
+                                                       const Toolchain &TC,
+                                                       bool Warnings) {
+  std::vector<std::string> A{"clang++"};
+  commonArguments(A, languageOf(File), TC, Warnings);
+  return A;
+}
+
+std::vector<std::string>
+atrex::lint::translateCommand(const std::vector<std::string> &In,
+                              StringRef File, const Toolchain &TC,
+                              bool Warnings) {
+  std::vector<std::string> A{"clang++"};
+  commonArguments(A, languageOf(File), TC, Warnings);
+  // Keep what changes the meaning of the source; drop code generation,
+  // output and nvcc/hipcc-only options.
+  for (size_t I = 1; I < In.size(); ++I) {
+    StringRef S = In[I];
+    auto TakesValue = [&](StringRef Flag) {
+      return S == Flag && I + 1 < In.size();
+    };
+    if (TakesValue("-I") || TakesValue("-isystem") || TakesValue("-D") ||
+        TakesValue("-U") || TakesValue("-include") ||
+        TakesValue("-iquote")) {
+      A.push_back(S.str());
+      A.push_back(In[++I]);
+      continue;
+    }
+    if (S.starts_with("-I") || S.starts_with("-isystem") ||
+        S.starts_with("-D") || S.starts_with("-U") ||
+        S.starts_with("-std=") || S.starts_with("-iquote") ||
+        S.starts_with("--std=")) {
+      A.push_back(S.starts_with("--std=") ? ("-std=" + S.substr(6)).str()
+                                          : S.str());
+      continue;
+    }
+    if (TakesValue("-o") || TakesValue("-x") || TakesValue("-Xcompiler") ||
+        TakesValue("-Xptxas") || TakesValue("-Xlinker") ||
+        TakesValue("-gencode") || TakesValue("-arch") ||
+        TakesValue("-ccbin") || TakesValue("--compiler-options") ||
+        TakesValue("-MF") || TakesValue("-MT") || TakesValue("-MQ"))
+      ++I; // drop flag and value
+    // Everything else (codegen, warnings, -c, the file itself) is dropped;
+    // the file is appended by the tool.
+  }
+  return A;
+}
+
+//===----------------------------------------------------------------------===//
+// Running
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Renders compiler diagnostics and keeps the errors.
+class RecordingPrinter : public TextDiagnosticPrinter {
+public:
+  RecordingPrinter(raw_ostream &OS, DiagnosticOptions &Opts,
+                   std::vector<std::string> &Errors)
+      : TextDiagnosticPrinter(OS, Opts), Errors(Errors) {}
+  void HandleDiagnostic(DiagnosticsEngine::Level L,
+                        const Diagnostic &Info) override {
+    TextDiagnosticPrinter::HandleDiagnostic(L, Info);
+    if (L < DiagnosticsEngine::Error)
+      return;
+    SmallString<256> Msg;
+    Info.FormatDiagnostic(Msg);
+    std::string Where;
+    if (Info.hasSourceManager() && Info.getLocation().isValid()) {
+      PresumedLoc P = Info.getSourceManager().getPresumedLoc(
+          Info.getSourceManager().getExpansionLoc(Info.getLocation()));
+      if (P.isValid())
+        Where = std::string(P.getFilename()) + ":" +
+                std::to_string(P.getLine()) + ":" +
+                std::to_string(P.getColumn()) + ": ";
+    }
+    std::string E = Where + "error: " + std::string(Msg);
+    StringRef M = Msg;
+    if (M.ends_with("file not found")) {
+      if (M.contains("torch/") || M.contains("ATen/") ||
+          M.contains("Python.h"))
+        E += " (atrex-lint found no PyTorch headers: install PyPI torch, "
+             "or set ATREX_TORCH_INCLUDE, or pass -- -isystem <dir>)";
+      else if (M.contains("cuda") || M.contains("cub/") ||
+               M.contains("thrust/"))
+        E += " (atrex-lint found no CUDA toolkit: set CUDA_PATH)";
+      else if (M.contains("hip/"))
+        E += " (atrex-lint found no HIP headers: set ROCM_PATH)";
+      else
+        E += " (missing include directory: pass it after '--' as -I<dir>)";
+    }
+    Errors.push_back(std::move(E));
+  }
+
+private:
+  std::vector<std::string> &Errors;
+};
+
+class LintActionFactory : public FrontendActionFactory {
+public:
+  LintActionFactory(const Policy &P, Model &M) : P(P), M(M) {}
+  std::unique_ptr<FrontendAction> create() override {
+    class Action : public ASTFrontendAction {
+    public:
+      Action(const Policy &P, Model &M) : P(P), M(M) {}
+      std::unique_ptr<ASTConsumer>
+      CreateASTConsumer(CompilerInstance &CI, StringRef) override {
+        return createModelConsumer(CI, P, M);
+      }
+
+    private:
+      const Policy &P;
+      Model &M;
+    };
+    return std::make_unique<Action>(P, M);
+  }
+
+private:
+  const Policy &P;
+  Model &M;
+};
+
+/// Compile commands for one file: from the database, or atrex's defaults.
+class LintDatabase : public CompilationDatabase {
+public:
+  LintDatabase(const CompilationDatabase *Base, std::vector<std::string> Extra,
+               bool Warnings)
+      : Base(Base), Extra(std::move(Extra)), Warnings(Warnings) {}
+
+  std::vector<CompileCommand>
+  getCompileCommands(StringRef File) const override {
+    const Toolchain &TC = detectToolchain();
+    SmallString<256> Abs(File);
+    sys::fs::make_absolute(Abs);
+    std::vector<CompileCommand> Out;
+    if (Base)
+      for (CompileCommand C : Base->getCompileCommands(Abs)) {
+        C.CommandLine = translateCommand(C.CommandLine, File, TC, Warnings);
+        appendExtra(C.CommandLine, Abs);
+        Out.push_back(std::move(C));
+        break; // one command per file
+      }
+    if (Out.empty()) {
+      SmallString<256> Dir(Abs);
+      sys::path::remove_filename(Dir);
+      CompileCommand C(Dir, Abs, defaultArguments(File, TC, Warnings), "");
+      appendExtra(C.CommandLine, Abs);
+      Out.push_back(std::move(C));
+    }
+    return Out;
+  }
+
+private:
+  void appendExtra(std::vector<std::string> &CL, StringRef File) const {
+    CL.insert(CL.end(), Extra.begin(), Extra.end());
+    CL.push_back(File.str());
+  }
+  const CompilationDatabase *Base;
+  std::vector<std::string> Extra;
+  bool Warnings;
+};
+} // namespace
+
+static void parseOne(StringRef File, const CompilationDatabase &DB,
+                     const Policy &P, bool Color, Model &M,
+                     std::string &Rendered) {
+  if (!sys::fs::exists(File)) {
+    M.Files.push_back(File.str());
+    M.Errors.push_back(File.str() +
+                       ": error: no such file (atrex-lint cannot open it)");
+    Rendered += M.Errors.back() + "\n";
+    return;
+  }
+  raw_string_ostream OS(Rendered);
+  DiagnosticOptions DiagOpts;
+  DiagOpts.ShowColors = Color;
+  RecordingPrinter Printer(OS, DiagOpts, M.Errors);
+  ClangTool Tool(DB, {File.str()});
+  Tool.setDiagnosticConsumer(&Printer);
+  Tool.setPrintErrorMessage(false);
+  LintActionFactory Factory(P, M);
+  CrashRecoveryContext CRC;
+  int RC = 0;
+  bool OK = CRC.RunSafely([&] { RC = Tool.run(&Factory); });
+  if (!OK) {
+    M.Errors.push_back(File.str() +
+                       ": error: the analysis crashed on this file");
+    OS << M.Errors.back() << "\n";
+  } else if (RC != 0 && M.Errors.empty()) {
+    M.Errors.push_back(File.str() + ": error: clang could not process the "
+                                    "file (see the diagnostics above)");
+  }
+  if (M.Files.empty())
+    M.Files.push_back(File.str());
+  OS.flush();
+}
+
+void Model::merge(Model &&O) {
+  Files.insert(Files.end(), O.Files.begin(), O.Files.end());
+  Errors.insert(Errors.end(), O.Errors.begin(), O.Errors.end());
+  Unconditional.insert(Unconditional.end(), O.Unconditional.begin(),
+                       O.Unconditional.end());
+  for (auto &KV : O.Functions) {
+    auto It = Functions.find(KV.first);
+    if (It == Functions.end()) {
+      Functions.emplace(KV.first, std::move(KV.second));
+      continue;
+    }
+    FunctionNode &A = It->second, &B = KV.second;
+    // Inline functions and templates appear in several units: keep one body.
+    if (A.HasBody && B.HasBody && A.Key != staticInitKey())
+      continue;
+    if (!A.HasBody && B.HasBody) {
+      std::vector<Site> Extra = std::move(A.Sites);
+      A = std::move(B);
+      A.Sites.insert(A.Sites.end(), Extra.begin(), Extra.end());
+      continue;
+    }
+    A.Sites.insert(A.Sites.end(), B.Sites.begin(), B.Sites.end());
+  }
+  for (auto &KV : O.Globals)
+    Globals.emplace(KV.first, std::move(KV.second));
+}
+
+Expected<std::vector<SubmissionResult>>
+atrex::lint::runLint(const LintOptions &Opts, const Policy &P) {
+  std::unique_ptr<CompilationDatabase> Base;
+  std::vector<std::string> Files = Opts.Files;
+  if (!Opts.CompileCommands.empty()) {
+    std::string Err;
+    StringRef CC = Opts.CompileCommands;
+    if (sys::fs::is_directory(CC))
+      Base = JSONCompilationDatabase::loadFromDirectory(CC, Err);
+    else
+      Base = JSONCompilationDatabase::loadFromFile(
+          CC, Err, JSONCommandLineSyntax::AutoDetect);
+    if (!Base)
+      return createStringError(inconvertibleErrorCode(),
+                               "atrex-lint: cannot load compilation database "
+                               "'%s': %s",
+                               CC.str().c_str(), Err.c_str());
+    if (Files.empty())
+      Files = Base->getAllFiles();
+  }
+  if (Files.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "atrex-lint: no input files");
+  LintDatabase DB(Base.get(), Opts.ExtraArgs, Opts.CompilerWarnings);
+  detectToolchain(); // once, before the threads start
+
+  struct PerFile {
+    Model M;
+    std::string Rendered;
+    double Seconds = 0;
+  };
+  std::vector<PerFile> Out(Files.size());
+  unsigned Jobs = Opts.Jobs ? Opts.Jobs : llvm::hardware_concurrency().compute_thread_count();
+  auto Work = [&](size_t I) {
+    auto T0 = std::chrono::steady_clock::now();
+    parseOne(Files[I], DB, P, Opts.Color, Out[I].M, Out[I].Rendered);
+    Out[I].Seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - T0)
+                         .count();
+  };
+  CrashRecoveryContext::Enable();
+  if (Jobs <= 1 || Files.size() == 1) {
+    for (size_t I = 0; I < Files.size(); ++I)
+      Work(I);
+  } else {
+    DefaultThreadPool Pool(hardware_concurrency(Jobs));
+    for (size_t I = 0; I < Files.size(); ++I)
+      Pool.async([&, I] { Work(I); });
+    Pool.wait();
+  }
+
+  std::vector<SubmissionResult> Results;
+  if (!Opts.Submission.empty()) {
+    Model All;
+    std::string Rendered;
+    double Seconds = 0;
+    for (PerFile &F : Out) {
+      All.merge(std::move(F.M));
+      Rendered += F.Rendered;
+      Seconds += F.Seconds;
+    }
+    SubmissionResult R = analyze(All, P, Opts.Analysis);
+    R.Path = Opts.Submission;
+    R.Rendered = std::move(Rendered);
+    R.Seconds = Seconds;
+    Results.push_back(std::move(R));
+    return Results;
+  }
+  for (size_t I = 0; I < Files.size(); ++I) {
+    SubmissionResult R = analyze(Out[I].M, P, Opts.Analysis);
+    R.Path = Files[I];
+    R.Rendered = std::move(Out[I].Rendered);
+    R.Seconds = Out[I].Seconds;
+    Results.push_back(std::move(R));
+  }
+  return Results;
+}

@@ -1,0 +1,138 @@
+//===- Finding.cpp - verdicts from findings -------------------------------===//
+
+#include "atrex/Lint/Finding.h"
+#include "llvm/ADT/StringSwitch.h"
+#include <set>
+
+using namespace llvm;
+using namespace atrex::lint;
+
+StringRef atrex::lint::verdictName(Verdict V) {
+  switch (V) {
+  case Verdict::Adopted:
+    return "adopted";
+  case Verdict::NoKernel:
+    return "no-kernel";
+  case Verdict::Unknown:
+    return "unknown";
+  case Verdict::Fallback:
+    return "fallback";
+  case Verdict::Suspicious:
+    return "suspicious";
+  }
+  llvm_unreachable("bad verdict");
+}
+
+std::optional<Verdict> atrex::lint::parseVerdict(StringRef Name) {
+  return StringSwitch<std::optional<Verdict>>(Name)
+      .Case("adopted", Verdict::Adopted)
+      .Case("no-kernel", Verdict::NoKernel)
+      .Case("unknown", Verdict::Unknown)
+      .Case("fallback", Verdict::Fallback)
+      .Case("suspicious", Verdict::Suspicious)
+      .Default(std::nullopt);
+}
+
+StringRef atrex::lint::severityName(Severity S) {
+  switch (S) {
+  case Severity::Off:
+    return "off";
+  case Severity::Note:
+    return "note";
+  case Severity::Warning:
+    return "warning";
+  case Severity::Error:
+    return "error";
+  }
+  llvm_unreachable("bad severity");
+}
+
+std::optional<Severity> atrex::lint::parseSeverity(StringRef Name) {
+  return StringSwitch<std::optional<Severity>>(Name)
+      .Case("off", Severity::Off)
+      .Case("note", Severity::Note)
+      .Case("warning", Severity::Warning)
+      .Case("error", Severity::Error)
+      .Default(std::nullopt);
+}
+
+std::string SourcePos::str() const {
+  if (!isValid())
+    return File;
+  return File + ":" + std::to_string(Line) + ":" + std::to_string(Column);
+}
+
+Verdict Finding::implied() const {
+  StringRef C = Check;
+  if (C.starts_with("atrex-delegation-"))
+    return Verdict::Fallback;
+  if (C.starts_with("atrex-evasion-"))
+    return Verdict::Suspicious;
+  if (C == "atrex-no-kernel")
+    return Verdict::NoKernel;
+  return Verdict::Adopted;
+}
+
+void atrex::lint::decideVerdict(SubmissionResult &R) {
+  R.Reasons.clear();
+  bool Suspicious = false, Fallback = false, NoKernel = false;
+  std::set<std::string> Seen;
+  for (const Finding &F : R.Findings) {
+    if (F.Sev < Severity::Warning)
+      continue;
+    Verdict V = F.implied();
+    std::string Reason;
+    if (V == Verdict::Suspicious) {
+      Suspicious = true;
+      Reason = "suspicious: " + F.Check + " (" + F.Symbol + ")";
+    } else if (V == Verdict::Fallback) {
+      Fallback = true;
+      Reason = "fallback: " + F.Library + " (" + F.Symbol + ")";
+    } else if (V == Verdict::NoKernel) {
+      NoKernel = true;
+      Reason = "no-kernel: " + F.Message;
+    } else {
+      continue;
+    }
+    if (Seen.insert(Reason).second)
+      R.Reasons.push_back(Reason);
+  }
+  if (!R.Errors.empty())
+    R.Reasons.push_back("unknown: the source does not compile (" +
+                        std::to_string(R.Errors.size()) + " error" +
+                        (R.Errors.size() == 1 ? "" : "s") + ")");
+  if (Suspicious)
+    R.V = Verdict::Suspicious;
+  else if (Fallback)
+    R.V = Verdict::Fallback;
+  else if (!R.Errors.empty())
+    R.V = Verdict::Unknown;
+  else if (NoKernel)
+    R.V = Verdict::NoKernel;
+  else
+    R.V = Verdict::Adopted;
+  if (R.V == Verdict::Adopted) {
+    unsigned Launched = 0;
+    for (const KernelInfo &K : R.Kernels)
+      Launched += K.Launched;
+    R.Reasons.push_back("adopted: " + std::to_string(Launched) + " own kernel" +
+                        (Launched == 1 ? "" : "s") +
+                        " launched from the entry, no delegation");
+  }
+}
+
+int atrex::lint::exitCodeFor(Verdict V) {
+  switch (V) {
+  case Verdict::Adopted:
+    return 0;
+  case Verdict::NoKernel:
+    return 1;
+  case Verdict::Fallback:
+    return 2;
+  case Verdict::Suspicious:
+    return 3;
+  case Verdict::Unknown:
+    return 4;
+  }
+  llvm_unreachable("bad verdict");
+}

@@ -1,0 +1,726 @@
+//===- ModelBuilder.cpp - reduce a Clang AST to the lint model ------------===//
+//
+// Part of atrex. One RecursiveASTVisitor pass over the user code of a
+// translation unit (declarations in system headers are skipped whole):
+// functions, their call/construct/reference/launch sites with callees resolved
+// by the AST (templates, lambdas, macros, `using namespace` all resolved by
+// Sema), calls through pointers resolved through variable initialisers, dead
+// code from the CFG, static state, and redefinitions of runtime symbols.
+//
+//===----------------------------------------------------------------------===//
+
+#include "atrex/Lint/ModelBuilder.h"
+#include "atrex/Lint/Policy.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Analysis/CFG.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Index/USRGeneration.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Lex/PPCallbacks.h"
+#include "clang/Lex/Preprocessor.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/Path.h"
+
+using namespace clang;
+using namespace llvm;
+using namespace atrex::lint;
+
+std::string atrex::lint::stripTemplateArgs(StringRef Q) {
+  std::string Out;
+  Out.reserve(Q.size());
+  int Depth = 0;
+  for (size_t I = 0; I < Q.size(); ++I) {
+    char Ch = Q[I];
+    // `operator<`, `operator<<`, `operator<=`, `operator<=>`, `operator->`.
+    if (Depth == 0 && (Ch == '<' || Ch == '>' || Ch == '=') &&
+        StringRef(Out).ends_with("operator")) {
+      while (I < Q.size() && StringRef("<>=-").contains(Q[I]))
+        Out.push_back(Q[I++]);
+      --I;
+      continue;
+    }
+    if (Ch == '<') {
+      ++Depth;
+      continue;
+    }
+    if (Ch == '>' && Depth > 0) {
+      --Depth;
+      continue;
+    }
+    if (Depth == 0)
+      Out.push_back(Ch);
+  }
+  return Out;
+}
+
+namespace {
+
+struct MacroDef {
+  std::string Name;
+  SourcePos Pos;
+};
+
+/// Records macro definitions made in user files.
+class MacroWatcher : public PPCallbacks {
+public:
+  MacroWatcher(SourceManager &SM, std::vector<MacroDef> &Out)
+      : SM(SM), Out(Out) {}
+  void MacroDefined(const Token &Name, const MacroDirective *MD) override {
+    SourceLocation L = Name.getLocation();
+    if (L.isInvalid() || !SM.isWrittenInMainFile(L) && SM.isInSystemHeader(L))
+      return;
+    if (SM.isWrittenInBuiltinFile(L) || SM.isWrittenInCommandLineFile(L) ||
+        SM.isInSystemHeader(L))
+      return;
+    PresumedLoc P = SM.getPresumedLoc(L);
+    if (P.isInvalid())
+      return;
+    Out.push_back({Name.getIdentifierInfo()->getName().str(),
+                   {P.getFilename(), P.getLine(), P.getColumn()}});
+  }
+
+private:
+  SourceManager &SM;
+  std::vector<MacroDef> &Out;
+};
+
+class Builder : public RecursiveASTVisitor<Builder> {
+  using Base = RecursiveASTVisitor<Builder>;
+
+public:
+  Builder(ASTContext &Ctx, const Policy &P, Model &M)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Pol(P), M(M) {
+    PP.SuppressInlineNamespace =
+        llvm::to_underlying(PrintingPolicy::SuppressInlineNamespaceMode::All);
+    PP.SuppressTemplateArgsInCXXConstructors = true;
+    PP.FullyQualifiedName = true;
+  }
+
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return false; }
+
+  //===--------------------------------------------------------------------===//
+  // Where are we
+  //===--------------------------------------------------------------------===//
+
+  bool isUserLoc(SourceLocation L) const {
+    if (L.isInvalid())
+      return false;
+    L = SM.getExpansionLoc(L);
+    return !SM.isInSystemHeader(L) && !SM.isWrittenInBuiltinFile(L) &&
+           !SM.isWrittenInCommandLineFile(L) && !SM.isWrittenInScratchSpace(L);
+  }
+  bool isUserDecl(const Decl *D) const { return isUserLoc(D->getLocation()); }
+
+  SourcePos pos(SourceLocation L) const {
+    if (L.isInvalid())
+      return {};
+    L = SM.getExpansionLoc(L);
+    PresumedLoc P = SM.getPresumedLoc(L);
+    if (P.isInvalid())
+      return {};
+    return {P.getFilename(), P.getLine(), P.getColumn()};
+  }
+
+  std::string declFile(const Decl *D) const {
+    SourceLocation L = SM.getExpansionLoc(D->getLocation());
+    if (L.isInvalid())
+      return "";
+    StringRef F = SM.getFilename(SM.getSpellingLoc(L));
+    return F.str();
+  }
+
+  std::string key(const Decl *D) const {
+    SmallString<128> USR;
+    if (index::generateUSRForDecl(D, USR))
+      return "decl:" + std::to_string(reinterpret_cast<uintptr_t>(D));
+    return std::string(USR);
+  }
+
+  std::string qualName(const NamedDecl *D) const {
+    std::string S;
+    raw_string_ostream OS(S);
+    D->printQualifiedName(OS, PP);
+    return stripTemplateArgs(S);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Declarations
+  //===--------------------------------------------------------------------===//
+
+  bool TraverseDecl(Decl *D) {
+    if (!D)
+      return true;
+    // System headers hold no user code: skip them whole (this is most of the
+    // AST of a torch extension).
+    if (!isa<TranslationUnitDecl>(D) && !D->isImplicit() &&
+        D->getLocation().isValid() && !isUserDecl(D))
+      return true;
+    if (auto *FD = dyn_cast<FunctionDecl>(D))
+      return traverseFunction(FD);
+    if (auto *VD = dyn_cast<VarDecl>(D))
+      if (VD->hasGlobalStorage() && !VD->isStaticLocal() &&
+          !VD->getDeclContext()->isDependentContext())
+        return traverseGlobal(VD);
+    return Base::TraverseDecl(D);
+  }
+
+  FunctionNode &node(const FunctionDecl *FD) {
+    std::string K = key(FD);
+    FunctionNode &N = M.Functions[K];
+    if (N.Key.empty()) {
+      N.Key = K;
+      N.Name = qualName(FD);
+      raw_string_ostream OS(N.Display);
+      FD->getNameForDiagnostic(OS, PP, /*Qualified=*/true);
+      N.Pos = pos(FD->getLocation());
+    }
+    return N;
+  }
+
+  static bool isKernel(const FunctionDecl *FD) {
+    return FD->hasAttr<CUDAGlobalAttr>();
+  }
+  static bool isDeviceOnly(const FunctionDecl *FD) {
+    return FD->hasAttr<CUDADeviceAttr>() && !FD->hasAttr<CUDAHostAttr>();
+  }
+
+  bool traverseFunction(FunctionDecl *FD) {
+    // An uninstantiated kernel template still belongs in the inventory.
+    if (FD->isDependentContext()) {
+      if (isKernel(FD) && FD->getDescribedFunctionTemplate() &&
+          FD->doesThisDeclarationHaveABody()) {
+        FunctionNode &N = node(FD);
+        N.IsKernel = true;
+        N.IsTemplatePattern = true;
+        N.HasBody = true;
+      }
+      return true; // Bodies are analysed in their instantiations.
+    }
+    if (!FD->doesThisDeclarationHaveABody())
+      return Base::TraverseDecl(FD);
+
+    FunctionNode &N = node(FD);
+    N.HasBody = true;
+    N.Pos = pos(FD->getLocation());
+    N.IsKernel = isKernel(FD);
+    N.IsDeviceOnly = isDeviceOnly(FD);
+    if (FD->isTemplateInstantiation()) {
+      N.IsTemplateInstance = true;
+      if (const FunctionDecl *Pat = FD->getTemplateInstantiationPattern())
+        N.PatternKey = key(Pat);
+    }
+    N.IsEntryCandidate = !N.IsKernel && !N.IsDeviceOnly &&
+                         FD->isExternallyVisible() &&
+                         !FD->isTemplateInstantiation() &&
+                         !isa<CXXMethodDecl>(FD) && !FD->isInlined();
+    if (FD->hasAttr<ConstructorAttr>() || FD->hasAttr<DestructorAttr>())
+      N.IsEntryCandidate = true;
+    checkRuntimeOverride(FD);
+    if (auto *MD = dyn_cast<CXXMethodDecl>(FD))
+      for (const CXXMethodDecl *O : MD->overridden_methods()) {
+        // Dispatch through the base reaches every override.
+        FunctionNode &B = node(O);
+        Site S;
+        S.Kind = SiteKind::Call;
+        S.Key = N.Key;
+        S.Name = N.Name;
+        S.Pos = N.Pos;
+        B.Sites.push_back(S);
+      }
+
+    Context Saved = Cur;
+    Cur = Context();
+    Cur.Node = &N;
+    Cur.Device = N.IsKernel || N.IsDeviceOnly;
+    computeDeadCode(FD);
+    bool R = Base::TraverseDecl(FD);
+    Cur = Saved;
+    return R;
+  }
+
+  bool traverseGlobal(VarDecl *VD) {
+    GlobalNode &G = M.Globals[key(VD)];
+    G.Key = key(VD);
+    G.Name = qualName(VD);
+    if (isMutableState(VD))
+      G.State = stateVar(VD);
+    Context Saved = Cur;
+    Cur = Context();
+    Cur.Global = &G;
+    Cur.Device = VD->hasAttr<CUDADeviceAttr>() ||
+                 VD->hasAttr<CUDAConstantAttr>();
+    bool R = Base::TraverseDecl(VD);
+    Cur = Saved;
+    return R;
+  }
+
+  bool isMutableState(const VarDecl *VD) const {
+    QualType T = VD->getType();
+    if (T.isConstQualified() || VD->isConstexpr())
+      return false;
+    if (VD->hasAttr<CUDASharedAttr>() || VD->hasAttr<CUDAConstantAttr>())
+      return false;
+    if (T->isReferenceType())
+      return false;
+    if (const auto *AT = Ctx.getAsArrayType(T))
+      if (AT->getElementType().isConstQualified())
+        return false;
+    return true;
+  }
+
+  StateVar stateVar(const VarDecl *VD) const {
+    StateVar S;
+    S.Name = VD->getNameAsString();
+    S.Type = VD->getType().getAsString(PP);
+    S.Pos = pos(VD->getLocation());
+    S.Device = VD->hasAttr<CUDADeviceAttr>();
+    StringRef T = S.Type;
+    QualType QT = VD->getType();
+    S.Risky = QT->isPointerType() || T.contains("Tensor") ||
+              T.contains("map<") || T.contains("set<") ||
+              T.contains("vector<") || T.contains("list<") ||
+              T.contains("deque<") || T.contains("optional<") ||
+              T.contains("intrusive_ptr<") || T.contains("shared_ptr<") ||
+              T.contains("unique_ptr<");
+    if (const auto *AT = Ctx.getAsArrayType(QT))
+      S.Risky |= AT->getElementType()->isPointerType();
+    return S;
+  }
+
+  bool VisitVarDecl(VarDecl *VD) {
+    if (!Cur.Node)
+      return true;
+    if (VD->isStaticLocal() && isMutableState(VD))
+      Cur.Node->StaticLocals.push_back(stateVar(VD));
+    // Destructors of user types run when the variable goes out of scope.
+    if (!VD->hasGlobalStorage())
+      addDestructorSite(VD->getType(), VD->getLocation());
+    return true;
+  }
+
+  bool VisitCXXBindTemporaryExpr(CXXBindTemporaryExpr *E) {
+    addDestructorSite(E->getType(), E->getBeginLoc());
+    return true;
+  }
+
+  void addDestructorSite(QualType T, SourceLocation L) {
+    const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+    if (!RD || !RD->hasDefinition())
+      return;
+    const CXXDestructorDecl *DD = RD->getDestructor();
+    if (!DD || DD->isTrivial() || !isUserDecl(DD) || DD->isImplicit())
+      return;
+    addSite(SiteKind::Construct, DD, L, nullptr);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Dead code: blocks the CFG cannot reach, with trivially false edges pruned.
+  //===--------------------------------------------------------------------===//
+
+  void computeDeadCode(FunctionDecl *FD) {
+    Cur.Dead.clear();
+    CFG::BuildOptions Opts;
+    Opts.PruneTriviallyFalseEdges = true;
+    Opts.setAllAlwaysAdd();
+    std::unique_ptr<CFG> G = CFG::buildCFG(FD, FD->getBody(), &Ctx, Opts);
+    if (!G)
+      return;
+    llvm::DenseSet<const CFGBlock *> Live;
+    SmallVector<const CFGBlock *, 32> Work{&G->getEntry()};
+    while (!Work.empty()) {
+      const CFGBlock *B = Work.pop_back_val();
+      if (!Live.insert(B).second)
+        continue;
+      for (const CFGBlock::AdjacentBlock &A : B->succs())
+        if (const CFGBlock *S = A.getReachableBlock())
+          Work.push_back(S);
+    }
+    for (const CFGBlock *B : *G) {
+      if (Live.count(B))
+        continue;
+      for (const CFGElement &E : *B)
+        if (std::optional<CFGStmt> S = E.getAs<CFGStmt>())
+          Cur.Dead.insert(S->getStmt());
+    }
+  }
+
+  bool isDead(const Stmt *S) const { return Cur.Dead.count(S); }
+
+  // Statements nested in a dead statement (lambda bodies are their own).
+  bool TraverseStmt(Stmt *S, DataRecursionQueue *Q = nullptr) {
+    if (S && Cur.DeadDepth == 0 && isDead(S)) {
+      ++Cur.DeadDepth;
+      bool R = Base::TraverseStmt(S, nullptr);
+      --Cur.DeadDepth;
+      return R;
+    }
+    return Base::TraverseStmt(S, nullptr);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Sites
+  //===--------------------------------------------------------------------===//
+
+  std::vector<Site> *sites() {
+    if (Cur.Node)
+      return &Cur.Node->Sites;
+    if (Cur.Global)
+      return &Cur.Global->InitSites;
+    return nullptr;
+  }
+
+  Site makeSite(SiteKind K, const NamedDecl *Callee, SourceLocation L,
+                const Stmt *S) {
+    Site St;
+    St.Kind = K;
+    if (Callee) {
+      St.Key = key(Callee);
+      St.Name = qualName(Callee);
+      St.DeclFile = declFile(Callee);
+    }
+    St.Pos = pos(L);
+    St.Dead = Cur.DeadDepth > 0 || (S && isDead(S));
+    St.Device = Cur.Device;
+    // A call written inside a macro of the submission's own: remember the
+    // macro and where its body spells the call.
+    if (L.isMacroID()) {
+      SourceLocation Spell = SM.getSpellingLoc(L);
+      if (isUserLoc(Spell) && !SM.isMacroArgExpansion(L))
+        St.Macro = Lexer::getImmediateMacroNameForDiagnostics(
+                       L, SM, Ctx.getLangOpts())
+                       .str();
+      if (!St.Macro.empty()) {
+        PresumedLoc P = SM.getPresumedLoc(Spell);
+        if (P.isValid())
+          St.MacroPos = {P.getFilename(), P.getLine(), P.getColumn()};
+      }
+    }
+    return St;
+  }
+
+  Site *addSite(SiteKind K, const NamedDecl *Callee, SourceLocation L,
+                const Stmt *S) {
+    std::vector<Site> *V = sites();
+    if (!V)
+      return nullptr;
+    V->push_back(makeSite(K, Callee, L, S));
+    return &V->back();
+  }
+
+  /// Functions an expression may designate: direct references, casts,
+  /// conditionals, local and global variables' initialisers (function-pointer
+  /// variables and tables), to a small depth.
+  void collectFunctions(const Expr *E, SmallVectorImpl<const FunctionDecl *> &Out,
+                        unsigned Depth = 0) {
+    if (!E || Depth > 6)
+      return;
+    E = E->IgnoreParenCasts();
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+      if (const auto *FD = dyn_cast<FunctionDecl>(DRE->getDecl())) {
+        Out.push_back(FD);
+        return;
+      }
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl())) {
+        if (const Expr *Init = VD->getAnyInitializer())
+          collectFunctions(Init, Out, Depth + 1);
+        // Later assignments to a local pointer are not tracked.
+      }
+      return;
+    }
+    if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+      collectFunctions(UO->getSubExpr(), Out, Depth + 1);
+      return;
+    }
+    if (const auto *CO = dyn_cast<AbstractConditionalOperator>(E)) {
+      collectFunctions(CO->getTrueExpr(), Out, Depth + 1);
+      collectFunctions(CO->getFalseExpr(), Out, Depth + 1);
+      return;
+    }
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+      collectFunctions(AS->getBase(), Out, Depth + 1);
+      return;
+    }
+    if (const auto *ILE = dyn_cast<InitListExpr>(E)) {
+      for (const Expr *I : ILE->inits())
+        collectFunctions(I, Out, Depth + 1);
+      return;
+    }
+    if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+      if (const auto *FD = dyn_cast<FunctionDecl>(ME->getMemberDecl()))
+        Out.push_back(FD);
+      return;
+    }
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
+      for (const Expr *A : CE->arguments())
+        collectFunctions(A, Out, Depth + 1);
+      return;
+    }
+  }
+
+  /// Text of a string-literal argument, if any (dlsym's symbol name).
+  static std::string stringArg(const CallExpr *CE) {
+    for (const Expr *A : CE->arguments())
+      if (const auto *SL = dyn_cast<clang::StringLiteral>(A->IgnoreParenCasts()))
+        if (SL->getCharByteWidth() == 1)
+          return SL->getString().str();
+    return "";
+  }
+
+  /// An argument naming a global byte array (an embedded image).
+  std::string embeddedImage(const CallExpr *CE) const {
+    for (const Expr *A : CE->arguments()) {
+      const Expr *E = A->IgnoreParenCasts();
+      if (const auto *UO = dyn_cast<UnaryOperator>(E))
+        E = UO->getSubExpr()->IgnoreParenCasts();
+      if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
+        E = AS->getBase()->IgnoreParenCasts();
+      const auto *DRE = dyn_cast<DeclRefExpr>(E);
+      if (!DRE)
+        continue;
+      const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+      if (!VD || !VD->hasGlobalStorage())
+        continue;
+      if (const auto *CAT = Ctx.getAsConstantArrayType(VD->getType()))
+        return "embedded image '" + VD->getNameAsString() + "' (" +
+               std::to_string(CAT->getSize().getZExtValue() *
+                              Ctx.getTypeSizeInChars(CAT->getElementType())
+                                  .getQuantity()) +
+               " bytes)";
+    }
+    return "";
+  }
+
+  bool VisitCallExpr(CallExpr *E) {
+    if (!sites() || E->isTypeDependent())
+      return true;
+    const Expr *CalleeE = E->getCallee();
+    if (CalleeE)
+      CalleeRefs.insert(CalleeE->IgnoreParenImpCasts());
+    if (const auto *ME = dyn_cast_or_null<MemberExpr>(
+            CalleeE ? CalleeE->IgnoreParenImpCasts() : nullptr))
+      CalleeRefs.insert(ME);
+
+    // <<<>>> launches.
+    if (auto *KC = dyn_cast<CUDAKernelCallExpr>(E)) {
+      if (const FunctionDecl *K = KC->getDirectCallee()) {
+        addSite(SiteKind::Launch, K, E->getBeginLoc(), E);
+        return true;
+      }
+      SmallVector<const FunctionDecl *, 4> Targets;
+      collectFunctions(CalleeE, Targets);
+      for (const FunctionDecl *T : Targets)
+        addSite(SiteKind::Launch, T, E->getBeginLoc(), E);
+      if (Targets.empty())
+        addUnresolved(E, "kernel launch through a pointer");
+      return true;
+    }
+
+    if (const FunctionDecl *FD = E->getDirectCallee()) {
+      if (FD->getBuiltinID() && !isUserDecl(FD) &&
+          !Ctx.BuiltinInfo.isPredefinedLibFunction(FD->getBuiltinID()))
+        return true; // __builtin_expect and friends
+      Site *S = addSite(SiteKind::Call, FD, E->getBeginLoc(), E);
+      if (!S)
+        return true;
+      std::string Name = S->Name;
+      if (StringRef(Name).contains("dlsym") || StringRef(Name).contains("ProcAddress") ||
+          StringRef(Name).contains("EntryPoint")) {
+        std::string Sym = stringArg(E);
+        if (!Sym.empty())
+          S->Detail = "symbol \"" + Sym + "\"";
+      } else if (StringRef(Name).contains("Load")) {
+        S->Detail = embeddedImage(E);
+      }
+      if (Pol.isLaunchApi(Name)) {
+        for (const Expr *A : E->arguments()) {
+          SmallVector<const FunctionDecl *, 4> Targets;
+          collectFunctions(A, Targets);
+          for (const FunctionDecl *T : Targets)
+            if (isKernel(T))
+              addSite(SiteKind::Launch, T, E->getBeginLoc(), E);
+        }
+      }
+      return true;
+    }
+
+    // A call through something that is not a declared function.
+    if (!CalleeE)
+      return true;
+    const Expr *C = CalleeE->IgnoreParenImpCasts();
+    if (isa<CXXPseudoDestructorExpr>(C) || C->isTypeDependent())
+      return true;
+    SmallVector<const FunctionDecl *, 4> Targets;
+    collectFunctions(C, Targets);
+    for (const FunctionDecl *T : Targets)
+      addSite(isKernel(T) ? SiteKind::Launch : SiteKind::Indirect, T,
+              E->getBeginLoc(), E);
+    if (Targets.empty())
+      addUnresolved(E, "call through a function pointer");
+    return true;
+  }
+
+  void addUnresolved(CallExpr *E, StringRef What) {
+    Site *S = addSite(SiteKind::Unresolved, nullptr, E->getBeginLoc(), E);
+    if (!S)
+      return;
+    std::string Text;
+    if (const Expr *C = E->getCallee()) {
+      CharSourceRange R = SM.getExpansionRange(C->getSourceRange());
+      Text = Lexer::getSourceText(R, SM, Ctx.getLangOpts()).str();
+    }
+    S->Name = Text.empty() ? "<pointer>" : Text;
+    S->Detail = What.str();
+  }
+
+  bool VisitCXXConstructExpr(CXXConstructExpr *E) {
+    if (!sites())
+      return true;
+    const CXXConstructorDecl *CD = E->getConstructor();
+    if (!CD || CD->isTrivial())
+      return true;
+    addSite(SiteKind::Construct, CD, E->getBeginLoc(), E);
+    return true;
+  }
+
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (!sites() || CalleeRefs.count(E))
+      return true;
+    const ValueDecl *D = E->getDecl();
+    if (const auto *FD = dyn_cast<FunctionDecl>(D)) {
+      addSite(SiteKind::Ref, FD, E->getBeginLoc(), E);
+      return true;
+    }
+    if (const auto *VD = dyn_cast<VarDecl>(D)) {
+      if (!VD->hasGlobalStorage())
+        return true;
+      if (isUserDecl(VD)) {
+        if (Cur.Node && !VD->isStaticLocal())
+          Cur.Node->GlobalRefs.push_back(key(VD));
+      } else {
+        addSite(SiteKind::VarRef, VD, E->getBeginLoc(), E);
+      }
+    }
+    return true;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Redefinition of runtime and timing symbols
+  //===--------------------------------------------------------------------===//
+
+  void checkRuntimeOverride(const FunctionDecl *FD) {
+    if (!FD->getIdentifier())
+      return;
+    std::string Name = qualName(FD);
+    bool Timing = Pol.isTimingSymbol(Name);
+    bool RedeclaresSystem = false;
+    for (const FunctionDecl *R : FD->redecls())
+      if (R != FD && !isUserDecl(R))
+        RedeclaresSystem = true;
+    if (!Timing && !(RedeclaresSystem && Pol.isRuntimeSymbol(Name)))
+      return;
+    Finding F;
+    F.Check = "atrex-evasion-runtime-override";
+    F.Pos = pos(FD->getLocation());
+    F.Symbol = Name;
+    F.Library = "runtime symbol";
+    F.Message = "definition of '" + Name + "' replaces the " +
+                (Timing ? std::string("timing/synchronisation")
+                        : std::string("runtime")) +
+                " function the harness relies on";
+    M.Unconditional.push_back(std::move(F));
+  }
+
+  void checkMacros(const std::vector<MacroDef> &Macros) {
+    for (const MacroDef &D : Macros) {
+      bool Timing = Pol.isTimingSymbol(D.Name);
+      bool Runtime = false;
+      if (!Timing && Pol.isRuntimeSymbol(D.Name)) {
+        // Only names that the runtime headers really declare.
+        DeclContext::lookup_result R =
+            Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get(D.Name));
+        for (const NamedDecl *ND : R)
+          if (isa<FunctionDecl>(ND) && !isUserDecl(ND))
+            Runtime = true;
+      }
+      if (!Timing && !Runtime)
+        continue;
+      Finding F;
+      F.Check = "atrex-evasion-runtime-override";
+      F.Pos = D.Pos;
+      F.Symbol = D.Name;
+      F.Library = "runtime symbol";
+      F.Message = "macro '" + D.Name + "' redefines the " +
+                  (Timing ? std::string("timing/synchronisation")
+                          : std::string("runtime")) +
+                  " function of the same name";
+      M.Unconditional.push_back(std::move(F));
+    }
+  }
+
+private:
+  struct Context {
+    FunctionNode *Node = nullptr;
+    GlobalNode *Global = nullptr;
+    bool Device = false;
+    unsigned DeadDepth = 0;
+    llvm::DenseSet<const Stmt *> Dead;
+  };
+
+  ASTContext &Ctx;
+  SourceManager &SM;
+  const Policy &Pol;
+  Model &M;
+  PrintingPolicy PP{LangOptions()};
+  Context Cur;
+  llvm::DenseSet<const Expr *> CalleeRefs;
+};
+
+class ModelConsumer : public ASTConsumer {
+public:
+  ModelConsumer(CompilerInstance &CI, const Policy &P, Model &Out)
+      : CI(CI), Pol(P), Out(Out) {
+    CI.getPreprocessor().addPPCallbacks(
+        std::make_unique<MacroWatcher>(CI.getSourceManager(), Macros));
+  }
+
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    SourceManager &SM = Ctx.getSourceManager();
+    if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(SM.getMainFileID()))
+      Out.Files.push_back(FE->getName().str());
+    Builder B(Ctx, Pol, Out);
+    B.TraverseDecl(Ctx.getTranslationUnitDecl());
+    B.checkMacros(Macros);
+    // Every user global initialiser runs at load time.
+    FunctionNode &Init = Out.Functions[staticInitKey()];
+    Init.Key = staticInitKey();
+    Init.Name = staticInitKey();
+    Init.HasBody = true;
+    for (auto &KV : Out.Globals)
+      for (const Site &S : KV.second.InitSites)
+        if (S.Kind != SiteKind::Ref && S.Kind != SiteKind::VarRef)
+          Init.Sites.push_back(S);
+  }
+
+private:
+  CompilerInstance &CI;
+  const Policy &Pol;
+  Model &Out;
+  std::vector<MacroDef> Macros;
+};
+
+} // namespace
+
+std::unique_ptr<ASTConsumer>
+atrex::lint::createModelConsumer(CompilerInstance &CI, const Policy &P,
+                                 Model &Out) {
+  return std::make_unique<ModelConsumer>(CI, P, Out);
+}

@@ -1,0 +1,253 @@
+//===- Report.cpp - text, JSON and SARIF reports --------------------------===//
+
+#include "atrex/Lint/Report.h"
+#include "atrex/Lint/Policy.h"
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/DiagnosticIDs.h"
+#include "clang/Basic/DiagnosticOptions.h"
+#include "clang/Basic/FileManager.h"
+#include "clang/Basic/LangOptions.h"
+#include "clang/Basic/Sarif.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Frontend/TextDiagnostic.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/VirtualFileSystem.h"
+
+using namespace clang;
+using namespace llvm;
+using namespace atrex::lint;
+
+namespace {
+/// Reopens source files to turn (file, line, column) back into locations.
+class SourceFiles {
+public:
+  SourceFiles()
+      : FM(FileSystemOptions(), vfs::getRealFileSystem()),
+        Diags(DiagnosticIDs::create(), DiagOpts,
+              new IgnoringDiagConsumer(), /*ShouldOwnClient=*/true),
+        SM(Diags, FM) {}
+
+  /// An invalid location when the file cannot be read.
+  SourceLocation loc(const SourcePos &P) {
+    if (!P.isValid())
+      return {};
+    auto It = IDs.find(P.File);
+    FileID ID;
+    if (It != IDs.end()) {
+      ID = It->second;
+    } else {
+      if (Expected<FileEntryRef> FE = FM.getFileRef(P.File))
+        ID = SM.createFileID(*FE, SourceLocation(), SrcMgr::C_User);
+      else
+        consumeError(FE.takeError());
+      IDs[P.File] = ID;
+    }
+    if (ID.isInvalid())
+      return {};
+    return SM.translateLineCol(ID, P.Line, P.Column ? P.Column : 1);
+  }
+
+  CharSourceRange range(const SourcePos &P) {
+    SourceLocation L = loc(P);
+    if (L.isInvalid())
+      return {};
+    return CharSourceRange::getCharRange(L, L.getLocWithOffset(1));
+  }
+
+  DiagnosticOptions DiagOpts;
+  FileManager FM;
+  DiagnosticsEngine Diags;
+  SourceManager SM;
+  LangOptions LO;
+
+private:
+  StringMap<FileID> IDs;
+};
+
+DiagnosticsEngine::Level level(Severity S) {
+  switch (S) {
+  case Severity::Error:
+    return DiagnosticsEngine::Error;
+  case Severity::Warning:
+    return DiagnosticsEngine::Warning;
+  default:
+    return DiagnosticsEngine::Note;
+  }
+}
+
+std::string joinPath(const std::vector<std::string> &Path) {
+  std::string S;
+  for (size_t I = 0; I < Path.size(); ++I)
+    S += (I ? " -> '" : "'") + Path[I] + "'";
+  return S;
+}
+} // namespace
+
+void atrex::lint::writeText(const std::vector<SubmissionResult> &Results,
+                            const TextOptions &Opts, raw_ostream &OS) {
+  SourceFiles Src;
+  Src.DiagOpts.ShowColors = Opts.Color;
+  Src.DiagOpts.ShowCarets = Opts.Snippets;
+  auto Emit = [&](TextDiagnostic &TD, const SourcePos &P,
+                  DiagnosticsEngine::Level L, StringRef Msg) {
+    SourceLocation Loc = Src.loc(P);
+    if (Loc.isInvalid()) {
+      if (P.File.empty())
+        OS << "atrex-lint: ";
+      else
+        OS << P.str() << ": ";
+      TextDiagnostic::printDiagnosticLevel(OS, L, Opts.Color);
+      OS << ": " << Msg << "\n";
+      return;
+    }
+    TD.emitDiagnostic(FullSourceLoc(Loc, Src.SM), L, Msg, {}, {});
+  };
+
+  for (const SubmissionResult &R : Results) {
+    OS << R.Rendered;
+    for (const Finding &F : R.Findings) {
+      // One renderer per finding and its notes: notes at the finding's
+      // location get no second snippet, and TextDiagnostic defers part of
+      // its output until it is destroyed.
+      TextDiagnostic TD(OS, Src.LO, Src.DiagOpts);
+      Emit(TD, F.Pos, level(F.Sev), F.Message + " [" + F.Check + "]");
+      for (const FindingNote &N : F.Notes)
+        Emit(TD, N.Pos, DiagnosticsEngine::Note, N.Message);
+      if (F.CallPath.size() > 1)
+        Emit(TD, F.Pos, DiagnosticsEngine::Note,
+             "reached from entry " + joinPath(F.CallPath));
+    }
+    if (Opts.Inventory) {
+      for (const KernelInfo &K : R.Kernels)
+        OS << R.Path << ": kernel '" << K.Name << "' at " << K.Pos.str()
+           << (K.Launched ? ": launched" : ": not launched") << "\n";
+      for (const std::string &E : R.Entries)
+        OS << R.Path << ": entry '" << E << "'\n";
+    }
+    OS << R.Path << ": verdict: " << verdictName(R.V);
+    if (!R.Reasons.empty()) {
+      OS << " (";
+      for (size_t I = 0; I < R.Reasons.size(); ++I)
+        OS << (I ? "; " : "") << R.Reasons[I];
+      OS << ")";
+    }
+    OS << "\n";
+  }
+}
+
+static json::Value posJSON(const SourcePos &P) {
+  return json::Object{{"path", P.File}, {"line", P.Line}, {"column", P.Column}};
+}
+
+json::Value atrex::lint::toJSON(const std::vector<SubmissionResult> &Results) {
+  json::Array Subs;
+  unsigned Counts[5] = {0, 0, 0, 0, 0};
+  for (const SubmissionResult &R : Results) {
+    ++Counts[static_cast<int>(R.V)];
+    json::Array Findings;
+    for (const Finding &F : R.Findings) {
+      json::Array Notes;
+      for (const FindingNote &N : F.Notes)
+        Notes.push_back(json::Object{{"location", posJSON(N.Pos)},
+                                     {"message", N.Message}});
+      json::Object O{{"check", F.Check},
+                     {"severity", severityName(F.Sev)},
+                     {"message", F.Message},
+                     {"path", F.Pos.File},
+                     {"line", F.Pos.Line},
+                     {"column", F.Pos.Column},
+                     {"implies", F.Sev >= Severity::Warning
+                                     ? verdictName(F.implied())
+                                     : StringRef("adopted")},
+                     {"call_path", json::Array(F.CallPath)}};
+      if (!F.Library.empty())
+        O["library"] = F.Library;
+      if (!F.Symbol.empty())
+        O["symbol"] = F.Symbol;
+      if (!Notes.empty())
+        O["notes"] = std::move(Notes);
+      Findings.push_back(std::move(O));
+    }
+    json::Array Kernels;
+    for (const KernelInfo &K : R.Kernels)
+      Kernels.push_back(json::Object{{"name", K.Name},
+                                     {"location", posJSON(K.Pos)},
+                                     {"launched", K.Launched},
+                                     {"template_instance",
+                                      K.TemplateInstance}});
+    Subs.push_back(json::Object{
+        {"path", R.Path},
+        {"files", json::Array(R.Files)},
+        {"verdict", verdictName(R.V)},
+        {"reasons", json::Array(R.Reasons)},
+        {"findings", std::move(Findings)},
+        {"kernels", std::move(Kernels)},
+        {"entries", json::Array(R.Entries)},
+        {"errors", json::Array(R.Errors)},
+        {"seconds", R.Seconds}});
+  }
+  json::Object Summary;
+  for (Verdict V : {Verdict::Adopted, Verdict::NoKernel, Verdict::Fallback,
+                    Verdict::Suspicious, Verdict::Unknown})
+    Summary[verdictName(V)] = Counts[static_cast<int>(V)];
+  return json::Object{{"tool", "atrex-lint"},
+                      {"schema_version", 1},
+                      {"submissions", std::move(Subs)},
+                      {"summary", std::move(Summary)}};
+}
+
+json::Value atrex::lint::toSARIF(const std::vector<SubmissionResult> &Results) {
+  SourceFiles Src;
+  SarifDocumentWriter W(Src.SM);
+  W.createRun("atrex-lint", "atrex-lint static analyzer for GPU kernels",
+              "0.1.0");
+  StringMap<size_t> RuleIdx;
+  for (const CheckDescription &C : allChecks())
+    RuleIdx[C.Name] = W.createRule(
+        SarifRule::create()
+            .setRuleId(C.Name)
+            .setName(C.Name)
+            .setDescription(C.Summary)
+            .setHelpURI(("docs/checks/" + C.Name + ".md").str()));
+  for (const SubmissionResult &R : Results) {
+    for (const Finding &F : R.Findings) {
+      auto It = RuleIdx.find(F.Check);
+      if (It == RuleIdx.end())
+        continue;
+      SarifResult Res = SarifResult::create(It->second)
+                            .setRuleId(F.Check)
+                            .setDiagnosticMessage(F.Message)
+                            .setDiagnosticLevel(
+                                F.Sev == Severity::Error
+                                    ? SarifResultLevel::Error
+                                : F.Sev == Severity::Warning
+                                    ? SarifResultLevel::Warning
+                                    : SarifResultLevel::Note);
+      CharSourceRange Range = Src.range(F.Pos);
+      if (Range.isValid())
+        Res = Res.addLocations({Range});
+      if (F.CallPath.size() > 1 && Range.isValid()) {
+        ThreadFlow TF = ThreadFlow::create()
+                            .setRange(Range)
+                            .setImportance(ThreadFlowImportance::Important)
+                            .setMessage("reached from entry " +
+                                        joinPath(F.CallPath));
+        Res = Res.setThreadFlows({TF});
+      }
+      W.appendResult(Res);
+    }
+  }
+  json::Object Doc = W.createDocument();
+  // Record each submission's verdict as a run property.
+  if (json::Array *Runs = Doc.getArray("runs"))
+    if (!Runs->empty())
+      if (json::Object *Run = (*Runs)[0].getAsObject()) {
+        json::Array Verdicts;
+        for (const SubmissionResult &R : Results)
+          Verdicts.push_back(json::Object{{"path", R.Path},
+                                          {"verdict", verdictName(R.V)}});
+        (*Run)["properties"] = json::Object{{"verdicts", std::move(Verdicts)}};
+      }
+  return Doc;
+}

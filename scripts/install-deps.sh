@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Installs every Debian and PyPI package that atrex's build and tests need.
+# Idempotent: packages already present are left alone. Run as root (or with sudo).
+#
+#   scripts/install-deps.sh            # everything (analysis side + libtorch + HIP headers)
+#   ATREX_SKIP_TORCH=1 scripts/...     # skip PyPI torch (lint then parses torch sources without its headers)
+set -euo pipefail
+
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+
+DEBS=(
+  # LLVM / Clang / MLIR 22 (analysis side); lit, FileCheck, not, count in /usr/lib/llvm-22/bin
+  llvm-22-dev llvm-22-tools libclang-22-dev clang-22 libclang-cpp22-dev
+  libmlir-22-dev mlir-22-tools
+  # build
+  cmake ninja-build g++ make pkg-config python3-pip
+  # libraries the analysis side links
+  zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev libcurl4-openssl-dev
+  # unit tests
+  googletest libgtest-dev libgmock-dev
+  # HIP headers (HIP submissions are parsed with them; runtime HIP backend compiles against them)
+  libamdhip64-dev
+)
+
+missing=()
+for p in "${DEBS[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "atrex: installing Debian packages: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "atrex: Debian packages already installed"
+fi
+
+PY=${PYTHON:-python3}
+pip_need=()
+$PY -c 'import lit' 2>/dev/null || pip_need+=(lit)
+$PY -c 'import yaml' 2>/dev/null || pip_need+=(pyyaml)
+if [ -z "${ATREX_SKIP_TORCH:-}" ]; then
+  $PY -c 'import torch' 2>/dev/null || pip_need+=(torch)
+fi
+if [ ${#pip_need[@]} -gt 0 ]; then
+  echo "atrex: installing PyPI packages: ${pip_need[*]}"
+  $PY -m pip install --quiet --disable-pip-version-check "${pip_need[@]}"
+else
+  echo "atrex: PyPI packages already installed"
+fi
+echo "atrex: dependencies ready"

@@ -1,0 +1,160 @@
+//===- atrex-lint.cpp - prove own GPU kernels, flag delegation ------------===//
+//
+// Part of atrex. The thin driver: options, policy, reports, exit status.
+// See docs/atrex-lint.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "atrex/Lint/Driver.h"
+#include "atrex/Lint/Policy.h"
+#include "atrex/Lint/Report.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace llvm;
+using namespace atrex::lint;
+
+static cl::OptionCategory Cat("atrex-lint options");
+
+static cl::list<std::string> Inputs(cl::Positional, cl::desc("<file>..."),
+                                    cl::cat(Cat));
+static cl::opt<std::string>
+    CompileCommands("p",
+                    cl::desc("Build directory holding compile_commands.json "
+                             "(or the file itself)"),
+                    cl::value_desc("path"), cl::cat(Cat));
+static cl::list<std::string>
+    Entries("entry", cl::CommaSeparated,
+            cl::desc("Entry point(s) (default: every host function with "
+                     "external linkage)"),
+            cl::value_desc("name"), cl::cat(Cat));
+static cl::opt<std::string>
+    PolicyFile("policy", cl::desc("Policy file (YAML or JSON)"),
+               cl::value_desc("file"), cl::cat(Cat));
+enum class Format { Text, JSON, SARIF };
+static cl::opt<Format> OutFormat(
+    "format", cl::desc("Output format"), cl::init(Format::Text),
+    cl::values(clEnumValN(Format::Text, "text", "clang-style diagnostics"),
+               clEnumValN(Format::JSON, "json", "atrex-lint JSON (schema 1)"),
+               clEnumValN(Format::SARIF, "sarif", "SARIF 2.1.0")),
+    cl::cat(Cat));
+static cl::opt<std::string> OutFile("o", cl::desc("Write the report here"),
+                                    cl::value_desc("file"), cl::init("-"),
+                                    cl::cat(Cat));
+static cl::opt<unsigned> Jobs("j", cl::desc("Files analysed in parallel"),
+                              cl::init(0), cl::cat(Cat));
+static cl::opt<std::string> Submission(
+    "submission",
+    cl::desc("Treat all inputs as one submission with this name"),
+    cl::value_desc("name"), cl::cat(Cat));
+static cl::opt<bool> Inventory("inventory",
+                               cl::desc("List kernels and entry points"),
+                               cl::cat(Cat));
+static cl::opt<bool> NoSnippets("no-snippets",
+                                cl::desc("No source line under diagnostics"),
+                                cl::cat(Cat));
+static cl::opt<bool> CompilerWarnings(
+    "compiler-warnings", cl::desc("Show the compiler's own warnings"),
+    cl::cat(Cat));
+static cl::opt<bool> DumpPolicy("dump-policy",
+                                cl::desc("Print the effective policy"),
+                                cl::cat(Cat));
+static cl::opt<bool> ListChecks("list-checks", cl::desc("List the checks"),
+                                cl::cat(Cat));
+static cl::opt<bool> ShowToolchain(
+    "print-toolchain", cl::desc("Print the detected CUDA/HIP/torch paths"),
+    cl::cat(Cat));
+
+int main(int argc, char **argv) {
+  InitLLVM X(argc, argv);
+  // Everything after `--` goes to the compiler.
+  std::vector<std::string> Extra;
+  int Argc = argc;
+  for (int I = 1; I < argc; ++I)
+    if (StringRef(argv[I]) == "--") {
+      Argc = I;
+      for (int J = I + 1; J < argc; ++J)
+        Extra.push_back(argv[J]);
+      break;
+    }
+  cl::HideUnrelatedOptions(Cat);
+  cl::ParseCommandLineOptions(
+      Argc, argv,
+      "atrex-lint: proves that GPU kernel submissions define and launch their "
+      "own kernels,\nand flags delegation to PyTorch or vendor libraries and "
+      "evasion.\n\n  atrex-lint [options] <file>... [-- <compiler flags>]\n\n"
+      "Exit status: 0 all adopted, 1 no-kernel, 2 fallback, 3 suspicious, "
+      "4 unknown,\n64 usage or input error (the worst submission decides).\n");
+  ExitOnError Exit("atrex-lint: error: ", 64);
+
+  if (ListChecks) {
+    for (const CheckDescription &C : allChecks())
+      outs() << C.Name << ": " << C.Summary << "\n";
+    return 0;
+  }
+  Policy P = PolicyFile.empty() ? Policy::getDefault()
+                                : Exit(Policy::loadFile(PolicyFile));
+  if (DumpPolicy) {
+    outs() << P.toYAML();
+    return 0;
+  }
+  if (ShowToolchain) {
+    const Toolchain &TC = detectToolchain();
+    outs() << "cuda: " << (TC.CudaPath.empty() ? "(not found)" : TC.CudaPath)
+           << "\nresource-dir: " << TC.ResourceDir << "\nhip-include: "
+           << (TC.HipInclude.empty() ? "(not found)" : TC.HipInclude)
+           << "\npython-include: "
+           << (TC.PythonInclude.empty() ? "(not found)" : TC.PythonInclude)
+           << "\ntorch-include:";
+    for (const std::string &I : TC.TorchIncludes)
+      outs() << " " << I;
+    outs() << (TC.TorchIncludes.empty() ? " (not found)\n" : "\n");
+    return 0;
+  }
+
+  // LLVM's own --color option decides; files never get colors.
+  bool UseColor = OutFile == "-" && WithColor(outs()).colorsEnabled();
+  LintOptions Opts;
+  Opts.Files.assign(Inputs.begin(), Inputs.end());
+  Opts.CompileCommands = CompileCommands;
+  Opts.ExtraArgs = Extra;
+  Opts.Analysis.Entries.assign(Entries.begin(), Entries.end());
+  Opts.Jobs = Jobs;
+  Opts.Submission = Submission;
+  Opts.CompilerWarnings = CompilerWarnings;
+  Opts.Color = UseColor;
+  std::vector<SubmissionResult> Results = Exit(runLint(Opts, P));
+
+  std::error_code EC;
+  ToolOutputFile Out(OutFile, EC, sys::fs::OF_TextWithCRLF);
+  if (EC)
+    Exit(createStringError(EC, "cannot write '%s': %s", OutFile.c_str(),
+                           EC.message().c_str()));
+  switch (OutFormat) {
+  case Format::Text: {
+    TextOptions TO;
+    TO.Color = UseColor;
+    TO.Snippets = !NoSnippets;
+    TO.Inventory = Inventory;
+    writeText(Results, TO, Out.os());
+    break;
+  }
+  case Format::JSON:
+    Out.os() << formatv("{0:2}", toJSON(Results)) << "\n";
+    break;
+  case Format::SARIF:
+    Out.os() << formatv("{0:2}", toSARIF(Results)) << "\n";
+    break;
+  }
+  Out.keep();
+
+  int RC = 0;
+  for (const SubmissionResult &R : Results)
+    RC = std::max(RC, exitCodeFor(R.V));
+  return RC;
+}
