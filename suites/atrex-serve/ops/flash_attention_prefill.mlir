@@ -1,13 +1,14 @@
 // flash_attention_prefill: causal attention over variable-length sequences
 // packed along the token axis (sequence i holds tokens cu_seqlens[i] ..
 // cu_seqlens[i+1]-1), GQA (query head h = kvh * G + g reads KV head kvh,
-// G = Hq/Hkv). No cached prefix: query and key lengths are equal, so the
+// G = Hq/Hk). No cached prefix: query and key lengths are equal, so the
 // bottom-right and top-left causal alignments coincide: key j is visible to
 // query t iff start(t) <= j <= t. out = softmax(scale * q K^T) V with P (the
 // unnormalized exp, rounded to bf16 as flash kernels do) normalized at the end.
-//   q [T, Hq, D] bf16, k [T, Hkv, D] bf16, v [T, Hkv, D] bf16,
+//   q [T, Hq, D] bf16, k [T, Hk, D] bf16, v [T, Hk, D] bf16,
 //   cu_seqlens [B+1] i32, scale f32 -> out [T, Hq, D] bf16
-// Dimensions: T packed tokens, B sequences, Hq query heads, Hkv KV heads, D head dim.
+// Dimensions: T packed tokens, B sequences, Hq query heads, Hk KV heads, D head dim.
+// The entry point's max_seqlen is a hint that does not change the result.
 // Data-dependent work (fact: cu_seqlens): every op over (query t, key j) is
 // atrex.causal_varlen, i.e. counted for the P = sum_i L_i (L_i + 1) / 2 pairs.
 #st_c = affine_map<(t, i) -> (i)>
@@ -26,12 +27,13 @@
 #os4 = affine_map<(t, kh, g, d) -> (t, kh, g)>
 func.func @flash_attention_prefill(
     %q: tensor<?x?x?xbf16> {atrex.name = "q", atrex.dims = ["T", "Hq", "D"]},
-    %k: tensor<?x?x?xbf16> {atrex.name = "k", atrex.dims = ["T", "Hkv", "D"]},
-    %v: tensor<?x?x?xbf16> {atrex.name = "v", atrex.dims = ["T", "Hkv", "D"]},
+    %k: tensor<?x?x?xbf16> {atrex.name = "k", atrex.dims = ["T", "Hk", "D"]},
+    %v: tensor<?x?x?xbf16> {atrex.name = "v", atrex.dims = ["T", "Hk", "D"]},
     %cu_seqlens: tensor<?xi32> {atrex.name = "cu_seqlens", atrex.dims = ["B+1"]},
     %scale: f32 {atrex.name = "scale"})
     -> (tensor<?x?x?xbf16> {atrex.name = "out", atrex.dims = ["T", "Hq", "D"]})
-    attributes {atrex.operator = "flash_attention_prefill"} {
+    attributes {atrex.operator = "flash_attention_prefill",
+                atrex.fixed_inputs = {max_seqlen = "*"}} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index

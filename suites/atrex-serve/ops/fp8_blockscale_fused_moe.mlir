@@ -4,11 +4,11 @@
 // per_token_group_quant_fp8), each 128-wide K block is an fp8 matrix product
 // accumulated in fp32, then scaled by s_act * s_weight and summed over blocks
 // on the vector units. Intermediates (gate_up, silu_and_mul) are bf16.
-//   x [T, H] bf16, w1 [E, 2*I, H] f8e4m3, w1_scale [E, 2*I/128, H/128] f32,
-//   w2 [E, H, I] f8e4m3, w2_scale [E, H/128, I/128] f32,
-//   topk_weights [T, TOPK] f32, topk_ids [T, TOPK] i32 -> out [T, H] bf16
+//   x [T, H] bf16, w1q [E, 2*I, H] f8e4m3, w1s [E, 2*I/128, H/128] f32,
+//   w2q [E, H, I] f8e4m3, w2s [E, H/128, I/128] f32,
+//   topk_weights [T, K] f32, topk_ids [T, K] i32 -> out [T, H] bf16
 // Dimensions: T tokens, H hidden size, E experts, I expert intermediate size
-//   (H, I multiples of 128), TOPK experts per token.
+//   (H, I multiples of 128), K experts per token.
 // Data-dependent bytes (fact: topk_ids): weights and weight scales are read
 // only for the experts routed to (atrex.access rows).
 #x3 = affine_map<(t, b, j) -> (t, b, j)>
@@ -35,16 +35,16 @@
 #th = affine_map<(t, h) -> (t, h)>
 func.func @fp8_blockscale_fused_moe(
     %x: tensor<?x?xbf16> {atrex.name = "x", atrex.dims = ["T", "H"]},
-    %w1: tensor<?x?x?xf8E4M3FN> {atrex.name = "w1", atrex.dims = ["E", "2*I", "H"],
+    %w1: tensor<?x?x?xf8E4M3FN> {atrex.name = "w1q", atrex.dims = ["E", "2*I", "H"],
                                  atrex.access = {kind = "rows", index = "topk_ids"}},
-    %w1_scale: tensor<?x?x?xf32> {atrex.name = "w1_scale", atrex.dims = ["E", "2*I/128", "H/128"],
+    %w1_scale: tensor<?x?x?xf32> {atrex.name = "w1s", atrex.dims = ["E", "2*I/128", "H/128"],
                                   atrex.access = {kind = "rows", index = "topk_ids"}},
-    %w2: tensor<?x?x?xf8E4M3FN> {atrex.name = "w2", atrex.dims = ["E", "H", "I"],
+    %w2: tensor<?x?x?xf8E4M3FN> {atrex.name = "w2q", atrex.dims = ["E", "H", "I"],
                                  atrex.access = {kind = "rows", index = "topk_ids"}},
-    %w2_scale: tensor<?x?x?xf32> {atrex.name = "w2_scale", atrex.dims = ["E", "H/128", "I/128"],
+    %w2_scale: tensor<?x?x?xf32> {atrex.name = "w2s", atrex.dims = ["E", "H/128", "I/128"],
                                   atrex.access = {kind = "rows", index = "topk_ids"}},
-    %topk_weights: tensor<?x?xf32> {atrex.name = "topk_weights", atrex.dims = ["T", "TOPK"]},
-    %topk_ids: tensor<?x?xi32> {atrex.name = "topk_ids", atrex.dims = ["T", "TOPK"]})
+    %topk_weights: tensor<?x?xf32> {atrex.name = "topk_weights", atrex.dims = ["T", "K"]},
+    %topk_ids: tensor<?x?xi32> {atrex.name = "topk_ids", atrex.dims = ["T", "K"]})
     -> (tensor<?x?xbf16> {atrex.name = "out", atrex.dims = ["T", "H"]})
     attributes {atrex.operator = "fp8_blockscale_fused_moe"} {
   %c0 = arith.constant 0 : index
@@ -101,7 +101,7 @@ func.func @fp8_blockscale_fused_moe(
     linalg.yield %r : f8E4M3FN
   } -> tensor<?x?x128xf8E4M3FN>
 
-  // 2. gate_up per K block: 2*T*TOPK*2I*H FLOPs on the matrix engine (fp8).
+  // 2. gate_up per K block: 2*T*K*2I*H FLOPs on the matrix engine (fp8).
   %p1_init = tensor.empty(%t, %topk, %n2, %hb) : tensor<?x?x?x?xf32>
   %p1_0 = linalg.fill ins(%zero : f32) outs(%p1_init : tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
   %p1 = linalg.generic {indexing_maps = [#p1_x, #p1_id, #p1_o],
@@ -208,7 +208,7 @@ func.func @fp8_blockscale_fused_moe(
     linalg.yield %r : f8E4M3FN
   } -> tensor<?x?x?x128xf8E4M3FN>
 
-  // 6. down per K block: 2*T*TOPK*H*I FLOPs on the matrix engine (fp8).
+  // 6. down per K block: 2*T*K*H*I FLOPs on the matrix engine (fp8).
   %p2_init = tensor.empty(%t, %topk, %h, %ib) : tensor<?x?x?x?xf32>
   %p2_0 = linalg.fill ins(%zero : f32) outs(%p2_init : tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
   %p2 = linalg.generic {indexing_maps = [#p2_a, #p2_id, #p2_o],
@@ -248,7 +248,7 @@ func.func @fp8_blockscale_fused_moe(
     linalg.yield %r : f32
   } -> tensor<?x?x?xf32>
 
-  // 8. weighted sum over the TOPK slots: mulf + addf per (t, k, h).
+  // 8. weighted sum over the K slots: mulf + addf per (t, k, h).
   %s_init = tensor.empty(%t, %h) : tensor<?x?xf32>
   %s0 = linalg.fill ins(%zero : f32) outs(%s_init : tensor<?x?xf32>) -> tensor<?x?xf32>
   %s = linalg.generic {indexing_maps = [#c_y, #c_w, #c_o],

@@ -3,7 +3,7 @@
 // 128-wide K block is an fp8 matrix product accumulated in fp32, then scaled
 // by sx * sw and summed over blocks on the vector units (3 FLOPs per block).
 //   xq [M, K] f8e4m3, sx [M, K/128] f32, wq [N, K] f8e4m3, sw [N/128, K/128] f32
-//   -> y [M, N] bf16
+//   -> out [M, N] bf16
 // Dimensions: M rows, N output features, K input features (N, K multiples of 128).
 #xa = affine_map<(m, n, kb, k) -> (m, kb, k)>
 #wa = affine_map<(m, n, kb, k) -> (n, kb, k)>
@@ -18,7 +18,7 @@ func.func @fp8_blockscale_gemm(
     %sx: tensor<?x?xf32> {atrex.name = "sx", atrex.dims = ["M", "K/128"]},
     %wq: tensor<?x?xf8E4M3FN> {atrex.name = "wq", atrex.dims = ["N", "K"]},
     %sw: tensor<?x?xf32> {atrex.name = "sw", atrex.dims = ["N/128", "K/128"]})
-    -> (tensor<?x?xbf16> {atrex.name = "y", atrex.dims = ["M", "N"]})
+    -> (tensor<?x?xbf16> {atrex.name = "out", atrex.dims = ["M", "N"]})
     attributes {atrex.operator = "fp8_blockscale_gemm"} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

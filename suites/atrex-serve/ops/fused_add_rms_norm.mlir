@@ -1,6 +1,6 @@
 // fused_add_rms_norm: r = x + residual (bf16, written back), y = rms_norm(r).
 //   x [T, H] bf16, residual [T, H] bf16, w [H] bf16, eps f32
-//   -> out [T, H] bf16, residual_out [T, H] bf16
+//   -> x_out [T, H] bf16 (the normalized x), residual_out [T, H] bf16 (both in place in the entry point)
 // Dimensions: T tokens, H hidden size.
 #rows = affine_map<(t, h) -> (t, h)>
 #row = affine_map<(t, h) -> (t)>
@@ -11,7 +11,7 @@ func.func @fused_add_rms_norm(
     %residual: tensor<?x?xbf16> {atrex.name = "residual", atrex.dims = ["T", "H"]},
     %w: tensor<?xbf16> {atrex.name = "w", atrex.dims = ["H"]},
     %eps: f32 {atrex.name = "eps"})
-    -> (tensor<?x?xbf16> {atrex.name = "out", atrex.dims = ["T", "H"]},
+    -> (tensor<?x?xbf16> {atrex.name = "x_out", atrex.dims = ["T", "H"]},
         tensor<?x?xbf16> {atrex.name = "residual_out", atrex.dims = ["T", "H"]})
     attributes {atrex.operator = "fused_add_rms_norm"} {
   %c0 = arith.constant 0 : index

@@ -2,9 +2,9 @@
 // e = topk_ids[t, k]: g = x[t] w1[e]^T (gate then up halves, rounded to bf16),
 // a = silu(g[:I]) * g[I:] (bf16), y = a w2[e]^T; out[t] = sum_k topk_weights[t, k] * y.
 //   x [T, H] bf16, w1 [E, 2*I, H] bf16, w2 [E, H, I] bf16,
-//   topk_weights [T, TOPK] f32, topk_ids [T, TOPK] i32 -> out [T, H] bf16
+//   topk_weights [T, K] f32, topk_ids [T, K] i32 -> out [T, H] bf16
 // Dimensions: T tokens, H hidden size, E experts, I expert intermediate size,
-//   TOPK experts per token.
+//   K experts per token.
 // Data-dependent bytes (fact: topk_ids): w1 and w2 are read only for the
 // experts routed to (atrex.access rows). The FLOPs do not depend on the ids.
 #g_x = affine_map<(t, k, n, h) -> (t, h)>
@@ -24,8 +24,8 @@ func.func @fused_moe(
                              atrex.access = {kind = "rows", index = "topk_ids"}},
     %w2: tensor<?x?x?xbf16> {atrex.name = "w2", atrex.dims = ["E", "H", "I"],
                              atrex.access = {kind = "rows", index = "topk_ids"}},
-    %topk_weights: tensor<?x?xf32> {atrex.name = "topk_weights", atrex.dims = ["T", "TOPK"]},
-    %topk_ids: tensor<?x?xi32> {atrex.name = "topk_ids", atrex.dims = ["T", "TOPK"]})
+    %topk_weights: tensor<?x?xf32> {atrex.name = "topk_weights", atrex.dims = ["T", "K"]},
+    %topk_ids: tensor<?x?xi32> {atrex.name = "topk_ids", atrex.dims = ["T", "K"]})
     -> (tensor<?x?xbf16> {atrex.name = "out", atrex.dims = ["T", "H"]})
     attributes {atrex.operator = "fused_moe"} {
   %c0 = arith.constant 0 : index
@@ -38,7 +38,7 @@ func.func @fused_moe(
   %n2 = tensor.dim %w1, %c1 : tensor<?x?x?xbf16>
   %i = tensor.dim %w2, %c2 : tensor<?x?x?xbf16>
   %topk = tensor.dim %topk_ids, %c1 : tensor<?x?xi32>
-  // gate_up = x w1[e]^T: 2*T*TOPK*2I*H FLOPs on the matrix engine.
+  // gate_up = x w1[e]^T: 2*T*K*2I*H FLOPs on the matrix engine.
   %g_init = tensor.empty(%t, %topk, %n2) : tensor<?x?x?xf32>
   %g0 = linalg.fill ins(%zero : f32) outs(%g_init : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
   %g = linalg.generic {indexing_maps = [#g_x, #g_id, #g_o],
@@ -85,7 +85,7 @@ func.func @fused_moe(
     %yb = arith.truncf %y : f32 to bf16
     linalg.yield %yb : bf16
   } -> tensor<?x?x?xbf16>
-  // down = a w2[e]^T: 2*T*TOPK*H*I FLOPs on the matrix engine.
+  // down = a w2[e]^T: 2*T*K*H*I FLOPs on the matrix engine.
   %y_init = tensor.empty(%t, %topk, %h) : tensor<?x?x?xf32>
   %y0 = linalg.fill ins(%zero : f32) outs(%y_init : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
   %y = linalg.generic {indexing_maps = [#d_a, #d_id, #d_o],
@@ -103,8 +103,8 @@ func.func @fused_moe(
     %r = arith.addf %acc, %prod : f32
     linalg.yield %r : f32
   } -> tensor<?x?x?xf32>
-  // weighted sum over the TOPK slots: mulf + addf per (t, k, h) on the
-  // vector units (a TOPK-long dot product per output).
+  // weighted sum over the K slots: mulf + addf per (t, k, h) on the
+  // vector units (a K-long dot product per output).
   %s_init = tensor.empty(%t, %h) : tensor<?x?xf32>
   %s0 = linalg.fill ins(%zero : f32) outs(%s_init : tensor<?x?xf32>) -> tensor<?x?xf32>
   %s = linalg.generic {indexing_maps = [#c_y, #c_w, #c_o],

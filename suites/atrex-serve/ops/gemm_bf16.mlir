@@ -1,5 +1,5 @@
 // gemm_bf16: y = x W^T with fp32 accumulation, bf16 result.
-//   x [M, K] bf16, w [N, K] bf16 -> y [M, N] bf16
+//   x [M, K] bf16, w [N, K] bf16 -> out [M, N] bf16
 // Dimensions: M rows (tokens), N output features, K input features.
 #a = affine_map<(m, n, k) -> (m, k)>
 #b = affine_map<(m, n, k) -> (n, k)>
@@ -8,7 +8,7 @@
 func.func @gemm_bf16(
     %x: tensor<?x?xbf16> {atrex.name = "x", atrex.dims = ["M", "K"]},
     %w: tensor<?x?xbf16> {atrex.name = "w", atrex.dims = ["N", "K"]})
-    -> (tensor<?x?xbf16> {atrex.name = "y", atrex.dims = ["M", "N"]})
+    -> (tensor<?x?xbf16> {atrex.name = "out", atrex.dims = ["M", "N"]})
     attributes {atrex.operator = "gemm_bf16"} {
   %c0 = arith.constant 0 : index
   %zero = arith.constant 0.0 : f32

@@ -1,11 +1,11 @@
 // paged_attention_decode: one query token per sequence, GQA (query head h
-// reads KV head h / (Hq/Hkv)), KV in pages of BS tokens: token l of sequence
+// reads KV head h / (Hq/Hk)), KV in pages of BS tokens: token l of sequence
 // b lives in page block_tables[b, l / BS], slot l % BS; positions
 // l >= context_lens[b] are masked. out = softmax(scale * q K^T) V, with P (the
 // unnormalized exp, rounded to bf16 as flash kernels do) normalized at the end.
-//   q [B, Hq, D] bf16, k_cache [NB, BS, Hkv, D] bf16, v_cache [NB, BS, Hkv, D] bf16,
+//   query [B, Hq, D] bf16, key_cache [NB, BS, Hk, D] bf16, value_cache [NB, BS, Hk, D] bf16,
 //   block_tables [B, MB] i32, context_lens [B] i32, scale f32 -> out [B, Hq, D] bf16
-// Dimensions: B sequences, Hq query heads, Hkv KV heads, D head dim,
+// Dimensions: B sequences, Hq query heads, Hk KV heads, D head dim,
 //   NB pages in the cache, BS tokens per page, MB block-table width.
 // Data-dependent work (facts: context_lens, block_tables): every op over the
 // key axis l is atrex.ragged (l < context_lens[b]); the caches are read only
@@ -22,10 +22,10 @@
 #o3 = affine_map<(b, h, d) -> (b, h, d)>
 #os = affine_map<(b, h, d) -> (b, h)>
 func.func @paged_attention_decode(
-    %q: tensor<?x?x?xbf16> {atrex.name = "q", atrex.dims = ["B", "Hq", "D"]},
-    %k_cache: tensor<?x?x?x?xbf16> {atrex.name = "k_cache", atrex.dims = ["NB", "BS", "Hkv", "D"],
+    %q: tensor<?x?x?xbf16> {atrex.name = "query", atrex.dims = ["B", "Hq", "D"]},
+    %k_cache: tensor<?x?x?x?xbf16> {atrex.name = "key_cache", atrex.dims = ["NB", "BS", "Hk", "D"],
         atrex.access = {kind = "paged", table = "block_tables", lengths = "context_lens"}},
-    %v_cache: tensor<?x?x?x?xbf16> {atrex.name = "v_cache", atrex.dims = ["NB", "BS", "Hkv", "D"],
+    %v_cache: tensor<?x?x?x?xbf16> {atrex.name = "value_cache", atrex.dims = ["NB", "BS", "Hk", "D"],
         atrex.access = {kind = "paged", table = "block_tables", lengths = "context_lens"}},
     %block_tables: tensor<?x?xi32> {atrex.name = "block_tables", atrex.dims = ["B", "MB"]},
     %context_lens: tensor<?xi32> {atrex.name = "context_lens", atrex.dims = ["B"]},

@@ -1,16 +1,18 @@
 // per_token_group_quant_fp8: groups of 128 along the last dim, per group
 //   s = max(amax(|x|), eps) / 448, xq = clamp(x / s, -448, 448) as e4m3 (fn).
-//   x [T, H] bf16, eps f32 -> xq [T, H] f8e4m3, scales [T, H/128] f32
-// Dimensions: T tokens, H hidden size (a multiple of 128).
+//   x [T, H] bf16, eps f32 -> out_q [T, H] f8e4m3, out_s [T, H/128] f32
+// Dimensions: T tokens, H hidden size (a multiple of 128). The entry
+// point's group_size is fixed to 128.
 #x3 = affine_map<(t, g, i) -> (t, g, i)>
 #g3 = affine_map<(t, g, i) -> (t, g)>
 #g2 = affine_map<(t, g) -> (t, g)>
 func.func @per_token_group_quant_fp8(
     %x: tensor<?x?xbf16> {atrex.name = "x", atrex.dims = ["T", "H"]},
     %eps: f32 {atrex.name = "eps"})
-    -> (tensor<?x?xf8E4M3FN> {atrex.name = "xq", atrex.dims = ["T", "H"]},
-        tensor<?x?xf32> {atrex.name = "scales", atrex.dims = ["T", "H/128"]})
-    attributes {atrex.operator = "per_token_group_quant_fp8"} {
+    -> (tensor<?x?xf8E4M3FN> {atrex.name = "out_q", atrex.dims = ["T", "H"]},
+        tensor<?x?xf32> {atrex.name = "out_s", atrex.dims = ["T", "H/128"]})
+    attributes {atrex.operator = "per_token_group_quant_fp8",
+                atrex.fixed_inputs = {group_size = 128 : i64}} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c128 = arith.constant 128 : index

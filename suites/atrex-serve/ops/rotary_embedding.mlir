@@ -1,27 +1,35 @@
 // rotary_embedding: NeoX-style RoPE on q and k (rotary dim = head dim),
 // cos/sin cache rows indexed by positions: cache[p, :D/2] = cos, cache[p, D/2:] = sin.
-//   positions [T] i64, q [T, Hq, D] bf16, k [T, Hkv, D] bf16, cos_sin_cache [P, D] bf16
-//   -> q_out [T, Hq, D] bf16, k_out [T, Hkv, D] bf16 (the in-place update, as results)
-// Dimensions: T tokens, Hq query heads, Hkv KV heads, D head dim, P cached positions.
+//   positions [T] i64, query [T, Hq*D] bf16, key [T, Hk*D] bf16, cos_sin_cache [P, D] f32
+//   -> query_out [T, Hq*D] bf16, key_out [T, Hk*D] bf16 (the in-place update, as results)
+// Dimensions: T tokens, Hq query heads, Hk key heads, D head dim, P cached positions.
+// The entry point's head_size (= D) and is_neox (= true) are fixed inputs.
 // Bytes: only the cache rows named by positions are read (atrex.access rows).
 #pos = affine_map<(t, h, i) -> (t)>
 #x = affine_map<(t, h, i) -> (t, h, i)>
 func.func @rotary_embedding(
     %positions: tensor<?xi64> {atrex.name = "positions", atrex.dims = ["T"]},
-    %q: tensor<?x?x?xbf16> {atrex.name = "q", atrex.dims = ["T", "Hq", "D"]},
-    %k: tensor<?x?x?xbf16> {atrex.name = "k", atrex.dims = ["T", "Hkv", "D"]},
-    %cos_sin_cache: tensor<?x?xbf16> {atrex.name = "cos_sin_cache", atrex.dims = ["P", "D"],
+    %query: tensor<?x?xbf16> {atrex.name = "query", atrex.dims = ["T", "Hq*D"]},
+    %key: tensor<?x?xbf16> {atrex.name = "key", atrex.dims = ["T", "Hk*D"]},
+    %cos_sin_cache: tensor<?x?xf32> {atrex.name = "cos_sin_cache", atrex.dims = ["P", "D"],
                                       atrex.access = {kind = "rows", index = "positions"}})
-    -> (tensor<?x?x?xbf16> {atrex.name = "q_out", atrex.dims = ["T", "Hq", "D"]},
-        tensor<?x?x?xbf16> {atrex.name = "k_out", atrex.dims = ["T", "Hkv", "D"]})
-    attributes {atrex.operator = "rotary_embedding"} {
+    -> (tensor<?x?xbf16> {atrex.name = "query_out", atrex.dims = ["T", "Hq*D"]},
+        tensor<?x?xbf16> {atrex.name = "key_out", atrex.dims = ["T", "Hk*D"]})
+    attributes {atrex.operator = "rotary_embedding",
+                atrex.fixed_inputs = {head_size = "D", is_neox = 1 : i64}} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
-  %t = tensor.dim %q, %c0 : tensor<?x?x?xbf16>
-  %hq = tensor.dim %q, %c1 : tensor<?x?x?xbf16>
-  %hk = tensor.dim %k, %c1 : tensor<?x?x?xbf16>
-  %d = tensor.dim %q, %c2 : tensor<?x?x?xbf16>
+  %t = tensor.dim %query, %c0 : tensor<?x?xbf16>
+  %d = tensor.dim %cos_sin_cache, %c1 : tensor<?x?xf32>
+  %qw = tensor.dim %query, %c1 : tensor<?x?xbf16>
+  %kw = tensor.dim %key, %c1 : tensor<?x?xbf16>
+  %hq = arith.divui %qw, %d : index
+  %hk = arith.divui %kw, %d : index
+  %q = tensor.expand_shape %query [[0], [1, 2]] output_shape [%t, %hq, %d]
+      : tensor<?x?xbf16> into tensor<?x?x?xbf16>
+  %k = tensor.expand_shape %key [[0], [1, 2]] output_shape [%t, %hk, %d]
+      : tensor<?x?xbf16> into tensor<?x?x?xbf16>
   %half = arith.divui %d, %c2 : index
 
   // q: o1 = x1*cos - x2*sin, o2 = x2*cos + x1*sin: 6 FLOPs per pair.
@@ -38,10 +46,8 @@ func.func @rotary_embedding(
     %i = linalg.index 2 : index
     %pi = arith.index_cast %p : i64 to index
     %si = arith.addi %i, %half : index
-    %cb = tensor.extract %cos_sin_cache[%pi, %i] : tensor<?x?xbf16>
-    %sb = tensor.extract %cos_sin_cache[%pi, %si] : tensor<?x?xbf16>
-    %c = arith.extf %cb : bf16 to f32
-    %s = arith.extf %sb : bf16 to f32
+    %c = tensor.extract %cos_sin_cache[%pi, %i] : tensor<?x?xf32>
+    %s = tensor.extract %cos_sin_cache[%pi, %si] : tensor<?x?xf32>
     %af = arith.extf %a : bf16 to f32
     %bf = arith.extf %b : bf16 to f32
     %ac = arith.mulf %af, %c : f32
@@ -74,10 +80,8 @@ func.func @rotary_embedding(
     %i = linalg.index 2 : index
     %pi = arith.index_cast %p : i64 to index
     %si = arith.addi %i, %half : index
-    %cb = tensor.extract %cos_sin_cache[%pi, %i] : tensor<?x?xbf16>
-    %sb = tensor.extract %cos_sin_cache[%pi, %si] : tensor<?x?xbf16>
-    %c = arith.extf %cb : bf16 to f32
-    %s = arith.extf %sb : bf16 to f32
+    %c = tensor.extract %cos_sin_cache[%pi, %i] : tensor<?x?xf32>
+    %s = tensor.extract %cos_sin_cache[%pi, %si] : tensor<?x?xf32>
     %af = arith.extf %a : bf16 to f32
     %bf = arith.extf %b : bf16 to f32
     %ac = arith.mulf %af, %c : f32
@@ -95,5 +99,9 @@ func.func @rotary_embedding(
       : tensor<?x?x?xbf16> into tensor<?x?x?xbf16>
   %k_out = tensor.insert_slice %k_o#1 into %k_lo[0, 0, %half] [%t, %hk, %half] [1, 1, 1]
       : tensor<?x?x?xbf16> into tensor<?x?x?xbf16>
-  return %q_out, %k_out : tensor<?x?x?xbf16>, tensor<?x?x?xbf16>
+  %query_out = tensor.collapse_shape %q_out [[0], [1, 2]]
+      : tensor<?x?x?xbf16> into tensor<?x?xbf16>
+  %key_out = tensor.collapse_shape %k_out [[0], [1, 2]]
+      : tensor<?x?x?xbf16> into tensor<?x?xbf16>
+  return %query_out, %key_out : tensor<?x?xbf16>, tensor<?x?xbf16>
 }

@@ -1,10 +1,11 @@
-// topk_softmax: router logits [T, E] -> softmax over all E, the TOPK largest
+// topk_softmax: router logits [T, E] -> softmax over all E, the K largest
 // probabilities in descending order (ties: lower expert id first) and their
-// expert ids, renormalized to sum to 1 (renormalize = true, as Qwen3-MoE and
-// Mixtral use it).
-//   gating [T, E] f32 -> topk_weights [T, TOPK] f32, topk_ids [T, TOPK] i32
-// Dimensions: T tokens, E experts, TOPK experts per token (only the results
-// carry TOPK; the body reads it from an atrex.symbol constant).
+// expert ids, divided by their sum when R = 1 (renormalize).
+//   gating_output [T, E] f32 -> topk_weights [T, K] f32, topk_ids [T, K] i32
+// Dimensions: T tokens, E experts, K experts per token, R renormalize (0 or 1).
+// Only the results carry K and no tensor carries R: the body reads them from
+// atrex.symbol constants; renormalization is a loop of R iterations, so its
+// 2 FLOPs per selected weight count only when R = 1.
 // The selection (ranks by comparison, then a select per rank) counts no FLOPs.
 #te = affine_map<(t, e) -> (t, e)>
 #t = affine_map<(t, e) -> (t)>
@@ -13,13 +14,15 @@
 #s_tk = affine_map<(t, k, e) -> (t, k)>
 #s_te = affine_map<(t, k, e) -> (t, e)>
 func.func @topk_softmax(
-    %gating: tensor<?x?xf32> {atrex.name = "gating", atrex.dims = ["T", "E"]})
-    -> (tensor<?x?xf32> {atrex.name = "topk_weights", atrex.dims = ["T", "TOPK"]},
-        tensor<?x?xi32> {atrex.name = "topk_ids", atrex.dims = ["T", "TOPK"]})
-    attributes {atrex.operator = "topk_softmax"} {
+    %gating: tensor<?x?xf32> {atrex.name = "gating_output", atrex.dims = ["T", "E"]})
+    -> (tensor<?x?xf32> {atrex.name = "topk_weights", atrex.dims = ["T", "K"]},
+        tensor<?x?xi32> {atrex.name = "topk_ids", atrex.dims = ["T", "K"]})
+    attributes {atrex.operator = "topk_softmax",
+                atrex.fixed_inputs = {renormalize = "R"}} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %topk = arith.constant {atrex.symbol = "TOPK"} -1 : index
+  %topk = arith.constant {atrex.symbol = "K"} -1 : index
+  %renorm = arith.constant {atrex.symbol = "R"} -1 : index
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
   %zero_i32 = arith.constant 0 : i32
@@ -102,24 +105,29 @@ func.func @topk_softmax(
     %ir = arith.select %hit, %e32, %iacc : i32
     linalg.yield %wr, %ir : f32, i32
   } -> (tensor<?x?xf32>, tensor<?x?xi32>)
-  // renormalize: addf per selected weight, then divf per selected weight.
-  %ws_init = tensor.empty(%t) : tensor<?xf32>
-  %ws0 = linalg.fill ins(%zero : f32) outs(%ws_init : tensor<?xf32>) -> tensor<?xf32>
-  %ws = linalg.generic {indexing_maps = [#te, #t],
-                        iterator_types = ["parallel", "reduction"]}
-      ins(%sel#0 : tensor<?x?xf32>) outs(%ws0 : tensor<?xf32>) {
-  ^bb0(%x: f32, %acc: f32):
-    %r = arith.addf %acc, %x : f32
-    linalg.yield %r : f32
-  } -> tensor<?xf32>
-  %wn_init = tensor.empty(%t, %topk) : tensor<?x?xf32>
-  %wn = linalg.generic {indexing_maps = [#te, #t, #te],
-                        iterator_types = ["parallel", "parallel"]}
-      ins(%sel#0, %ws : tensor<?x?xf32>, tensor<?xf32>)
-      outs(%wn_init : tensor<?x?xf32>) {
-  ^bb0(%x: f32, %sum: f32, %o: f32):
-    %r = arith.divf %x, %sum : f32
-    linalg.yield %r : f32
-  } -> tensor<?x?xf32>
+  // renormalize (R iterations, 0 or 1): addf per selected weight, then divf
+  // per selected weight.
+  %wn = scf.for %it = %c0 to %renorm step %c1
+      iter_args(%cur = %sel#0) -> (tensor<?x?xf32>) {
+    %ws_init = tensor.empty(%t) : tensor<?xf32>
+    %ws0 = linalg.fill ins(%zero : f32) outs(%ws_init : tensor<?xf32>) -> tensor<?xf32>
+    %ws = linalg.generic {indexing_maps = [#te, #t],
+                          iterator_types = ["parallel", "reduction"]}
+        ins(%cur : tensor<?x?xf32>) outs(%ws0 : tensor<?xf32>) {
+    ^bb0(%x: f32, %acc: f32):
+      %r = arith.addf %acc, %x : f32
+      linalg.yield %r : f32
+    } -> tensor<?xf32>
+    %wn_init = tensor.empty(%t, %topk) : tensor<?x?xf32>
+    %norm = linalg.generic {indexing_maps = [#te, #t, #te],
+                            iterator_types = ["parallel", "parallel"]}
+        ins(%cur, %ws : tensor<?x?xf32>, tensor<?xf32>)
+        outs(%wn_init : tensor<?x?xf32>) {
+    ^bb0(%x: f32, %sum: f32, %o: f32):
+      %r = arith.divf %x, %sum : f32
+      linalg.yield %r : f32
+    } -> tensor<?x?xf32>
+    scf.yield %norm : tensor<?x?xf32>
+  }
   return %wn, %sel#1 : tensor<?x?xf32>, tensor<?x?xi32>
 }
