@@ -1,0 +1,55 @@
+//===- Attribution.h - Attribute every kernel launch to its module -*- C++ -*-===//
+//
+// Uses the Compute Sanitizer API (see DESIGN.md, "Attribution: what was
+// measured on the H200"): the module-load callback hashes the cubin handed to
+// the driver (FNV-1a 64); the launch callbacks (plain launches and graph
+// kernel nodes) name the module of each launch. A kernel is *own* only when
+// its module's hash is in the set the compile step extracted; names never
+// decide. The sanitizer library is dlopen'ed, so this builds everywhere but
+// attributes only where libsanitizer-public.so exists.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ATREX_RT_ATTRIBUTION_H
+#define ATREX_RT_ATTRIBUTION_H
+
+#include "atrex-rt/Json.h"
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace atrex::rt::attr {
+
+enum class Region { Gate = 0, Correctness = 1, Timed = 2 };
+
+// Must run before the first CUDA call of the process. Returns false with
+// `error` set when the sanitizer library or its subscription is unavailable.
+bool start(const std::set<uint64_t> &ownHashes, const std::string &libraryPath,
+           std::string &error);
+bool active();
+
+// The calling thread is the gate's: its launches in Region::Gate are the
+// harness's own work (reference, poisoning, L2 flush) and are not attributed.
+// Launches from any other thread are the candidate's, whatever the region.
+void setGateThread();
+void setRegion(Region region);
+
+// Streams that candidate launches used since the last beginCall().
+void beginCall();
+std::vector<void *> streamsSinceBeginCall();
+
+struct Summary {
+  int64_t ownLaunches = 0;     // candidate launches from own modules
+  int64_t foreignLaunches = 0; // candidate launches from other modules
+  int64_t timedOwn = 0, timedForeign = 0;
+  int64_t gateLaunches = 0;
+  std::vector<std::string> foreignKernels; // "name [library or module hash]"
+};
+Summary summary();
+// Everything: modules loaded, and per kernel (name, module hash, own, region) counts.
+Json report();
+
+} // namespace atrex::rt::attr
+
+#endif // ATREX_RT_ATTRIBUTION_H

@@ -1,0 +1,53 @@
+//===- Compile.h - Build a submission into a shared library -----*- C++ -*-===//
+#ifndef ATREX_RT_COMPILE_H
+#define ATREX_RT_COMPILE_H
+
+#include "atrex-rt/Json.h"
+#include "atrex-rt/OpSpecs.h"
+#include "atrex-rt/Plan.h"
+
+#include <string>
+#include <vector>
+
+namespace atrex::rt {
+
+inline constexpr const char *kEntrySymbol = "atrex_entry_v1";
+
+struct Cubin {
+  std::string file;
+  uint64_t hash = 0; // FNV-1a 64 of the file's bytes
+  size_t size = 0;
+};
+
+struct CompileResult {
+  bool ok = false;
+  bool cached = false;
+  std::string reason;
+  std::string key;     // content hash: source + binding + command
+  std::string dir;     // cache entry
+  std::string soPath;
+  std::string command; // the nvcc command line
+  std::vector<Cubin> cubins;
+  double seconds = 0;
+  std::string logTail;
+
+  Json toJson() const;
+};
+
+// The C++ translation unit that includes the submission and exports
+// `extern "C" int atrex_entry_v1(void *const *args, char *err, size_t errLen)`,
+// which casts args[i] to the i-th parameter type of the card's signature.
+std::string generateBinding(const OpSpec &spec, const std::string &submissionPath);
+
+// The nvcc command (without the output and input paths' directory prefix).
+std::vector<std::string> nvccCommand(const Submission &sub, const PlanSettings &settings,
+                                     const std::string &bindingPath, const std::string &soPath);
+
+// Compiles (or reuses from `cacheDir`) the submission; extracts its cubins
+// with `cuobjdump -xelf all` and hashes them.
+CompileResult compileSubmission(const Submission &sub, const OpSpec &spec,
+                                const PlanSettings &settings, const std::string &cacheDir);
+
+} // namespace atrex::rt
+
+#endif // ATREX_RT_COMPILE_H

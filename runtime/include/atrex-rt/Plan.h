@@ -1,0 +1,85 @@
+//===- Plan.h - Gate plans and result records -------------------*- C++ -*-===//
+#ifndef ATREX_RT_PLAN_H
+#define ATREX_RT_PLAN_H
+
+#include "atrex-rt/Json.h"
+#include "atrex-rt/OpSpecs.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace atrex::rt {
+
+inline constexpr const char *kPlanSchema = "atrex-gate-plan/1";
+inline constexpr const char *kResultSchema = "atrex-gate-result/1";
+
+struct Problem {
+  std::string id; // "<operator>/<K=V,...>" unless given
+  std::string op;
+  ShapeMap shape;
+  double floorSeconds = 0; // impossibility floor (0: unknown)
+  Json extra;              // passed through to results (e.g. phase, weight)
+};
+
+struct Submission {
+  std::string name;   // defaults to the source's file name
+  std::string source; // path, resolved against the plan's directory
+  std::string op;
+  std::string lang = "cuda";
+  std::string expectedVerdict; // optional: checked, reported as "expected_verdict_met"
+  std::vector<std::string> extraFlags; // extra nvcc flags
+  std::vector<Problem> problems;
+};
+
+struct PlanSettings {
+  std::string arch = "sm_90";
+  double compileSeconds = 300;
+  double problemSeconds = 120;
+  int64_t rssBytes = 32LL << 30;
+  int64_t fileSizeBytes = 1LL << 30;
+  int64_t addressSpaceBytes = 0;
+  bool privateNetwork = true;
+  int trials = 4;
+  double warmupMs = 100;
+  int minReps = 10;
+  int maxReps = 500;
+  double maxTimedSeconds = 2;
+  double targetRelErr = 0.01;
+  double graphBelowUs = 10;
+  int recheck = 3;
+  std::string seedSource = "random"; // "random" or "fixed"
+  uint64_t seed = 0;                 // with "fixed"
+  std::string gpu;                   // expected GPU name substring (optional)
+  std::string cacheDir;              // default: <out dir>/.atrex-gate-cache
+};
+
+struct Plan {
+  std::string path, dir;
+  PlanSettings settings;
+  std::vector<Submission> submissions;
+};
+
+// One (submission, problem) pair; the unit of sharding and of a result line.
+struct Unit {
+  size_t index;
+  const Submission *submission;
+  const Problem *problem;
+};
+
+// Parses and validates a plan; errors name the file and the offending entry.
+Plan loadPlan(const std::string &path);
+Plan parsePlan(const Json &j, const std::string &path);
+std::vector<Unit> allUnits(const Plan &plan);
+// Units with index % count == shard (0 <= shard < count).
+std::vector<Unit> shardUnits(const Plan &plan, int shard, int count);
+// Parses "i/n"; throws on malformed text.
+std::pair<int, int> parseShard(const std::string &text);
+
+// Validates a result line against the result schema; returns "" when valid,
+// otherwise what is wrong.
+std::string validateResult(const Json &result);
+
+} // namespace atrex::rt
+
+#endif // ATREX_RT_PLAN_H

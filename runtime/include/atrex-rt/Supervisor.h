@@ -1,0 +1,63 @@
+//===- Supervisor.h - Run a child process under limits ----------*- C++ -*-===//
+//
+// Runs one child (a compiler, a gate worker) in its own process group with
+// resource limits and a watchdog, captures its stdout/stderr tails and the
+// report it writes on file descriptor 3, and explains how it ended. Only the
+// parent writes results: the child's report is data to validate.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ATREX_RT_SUPERVISOR_H
+#define ATREX_RT_SUPERVISOR_H
+
+#include "atrex-rt/Json.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace atrex::rt {
+
+struct Limits {
+  double wallSeconds = 60;     // watchdog: kill the process group after this
+  double cpuSeconds = 0;       // RLIMIT_CPU (0: none)
+  int64_t addressSpaceBytes = 0; // RLIMIT_AS (0: none; CUDA needs a huge one)
+  int64_t fileSizeBytes = 0;   // RLIMIT_FSIZE (0: none)
+  int64_t rssBytes = 0;        // resident-set watchdog, polled (0: none)
+  int64_t openFiles = 0;       // RLIMIT_NOFILE (0: inherit)
+  bool privateNetwork = false; // unshare(CLONE_NEWNET) before exec, where allowed
+  size_t outputTailBytes = 16384;
+  size_t reportMaxBytes = 64 << 20;
+};
+
+struct ChildResult {
+  enum class End { Exited, Signaled, TimedOut, MemoryExceeded, SpawnFailed };
+  End end = End::SpawnFailed;
+  int exitCode = -1;
+  int signal = 0;
+  double wallSeconds = 0;
+  int64_t peakRssBytes = 0;
+  bool privateNetwork = false; // whether the network namespace was created
+  std::string stdoutTail, stderrTail;
+  std::string report; // bytes written to fd 3
+  bool reportTruncated = false;
+  std::string spawnError;
+
+  bool succeeded() const { return end == End::Exited && exitCode == 0; }
+  // One line saying how the child ended ("crashed: segmentation fault (SIGSEGV)", ...).
+  std::string reason() const;
+  Json toJson() const;
+};
+
+// argv[0] is the program (searched in PATH when it has no '/').
+// `stdinData` is written to the child's stdin, which is then closed.
+// `env` entries are added to (or replace in) the inherited environment;
+// entries in `unsetEnv` are removed.
+ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &limits,
+                          const std::string &stdinData = "", const std::string &workDir = "",
+                          const std::map<std::string, std::string> &env = {},
+                          const std::vector<std::string> &unsetEnv = {});
+
+} // namespace atrex::rt
+
+#endif // ATREX_RT_SUPERVISOR_H

@@ -1,0 +1,213 @@
+//===- Attribution.cpp - Attribute every kernel launch to its module ------===//
+//
+// The only translation unit that includes sanitizer.h (it cannot share one
+// with cupti.h, and no CUPTI is used in the gate process).
+//
+//===----------------------------------------------------------------------===//
+#include "atrex-rt/Attribution.h"
+
+#include "atrex-rt/Compare.h"
+#include "atrex-rt/Config.h"
+
+#include <atomic>
+#include <dlfcn.h>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#if ATREX_HAVE_SANITIZER
+#include <sanitizer.h>
+#endif
+
+namespace atrex::rt::attr {
+
+namespace {
+struct ModuleInfo {
+  uint64_t hash = 0;
+  size_t size = 0;
+  bool own = false;
+  std::string library; // file the image lives in (dladdr), "" for heap images
+};
+struct KernelKey {
+  std::string name;
+  uint64_t moduleHash;
+  bool own;
+  int region;
+  bool operator<(const KernelKey &o) const {
+    return std::tie(name, moduleHash, own, region) <
+           std::tie(o.name, o.moduleHash, o.own, o.region);
+  }
+};
+
+std::mutex mu;
+std::set<uint64_t> ownSet;
+std::map<void *, ModuleInfo> modules;
+std::map<KernelKey, int64_t> launches;
+std::set<void *> callStreams;
+int64_t gateLaunchCount = 0;
+std::atomic<int> region{0};
+std::thread::id gateThread;
+bool isActive = false;
+
+const char *regionName(int r) {
+  switch (r) {
+  case 0: return "gate";
+  case 1: return "correctness";
+  case 2: return "timed";
+  default: return "?";
+  }
+}
+
+#if ATREX_HAVE_SANITIZER
+using SubscribeFn = SanitizerResult (*)(Sanitizer_SubscriberHandle *, Sanitizer_CallbackFunc, void *);
+using EnableDomainFn = SanitizerResult (*)(uint32_t, Sanitizer_SubscriberHandle, Sanitizer_CallbackDomain);
+
+void onModuleLoaded(const Sanitizer_ResourceModuleData *md) {
+  ModuleInfo info;
+  info.size = md->cubinSize;
+  if (md->pCubin && md->cubinSize)
+    info.hash = fnv1a64(md->pCubin, md->cubinSize);
+  info.own = ownSet.count(info.hash) != 0;
+  Dl_info dl;
+  if (md->pCubin && dladdr(md->pCubin, &dl) && dl.dli_fname)
+    info.library = dl.dli_fname;
+  std::lock_guard<std::mutex> lock(mu);
+  modules[reinterpret_cast<void *>(md->module)] = info;
+}
+
+void onLaunch(void *module, const char *functionName, void *stream) {
+  bool fromGate = std::this_thread::get_id() == gateThread;
+  int r = region.load(std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(mu);
+  if (fromGate && r == 0) {
+    ++gateLaunchCount;
+    return;
+  }
+  // Candidate work from a thread of its own outside a call counts as correctness-region work.
+  if (r == 0)
+    r = 1;
+  auto it = modules.find(module);
+  KernelKey key{functionName ? functionName : "?", it == modules.end() ? 0 : it->second.hash,
+                it != modules.end() && it->second.own, r};
+  ++launches[key];
+  callStreams.insert(stream);
+}
+
+void callback(void *, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void *cbdata) {
+  if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED) {
+    onModuleLoaded(static_cast<const Sanitizer_ResourceModuleData *>(cbdata));
+  } else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_BEGIN) {
+    auto *ld = static_cast<const Sanitizer_LaunchData *>(cbdata);
+    onLaunch(reinterpret_cast<void *>(ld->module), ld->functionName,
+             reinterpret_cast<void *>(ld->stream));
+  } else if (domain == SANITIZER_CB_DOMAIN_GRAPHS &&
+             cbid == SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN) {
+    auto *gd = static_cast<const Sanitizer_GraphNodeLaunchData *>(cbdata);
+    if (gd->nodeType == CU_GRAPH_NODE_TYPE_KERNEL && !gd->isGraphUpload)
+      onLaunch(reinterpret_cast<void *>(gd->launchData.module), gd->launchData.functionName,
+               reinterpret_cast<void *>(gd->launchData.stream));
+  }
+}
+#endif
+} // namespace
+
+bool start(const std::set<uint64_t> &own, const std::string &libraryPath, std::string &error) {
+#if ATREX_HAVE_SANITIZER
+  ownSet = own;
+  gateThread = std::this_thread::get_id();
+  void *lib = dlopen(libraryPath.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  if (!lib) {
+    error = std::string("cannot load the Compute Sanitizer API: ") + dlerror();
+    return false;
+  }
+  auto subscribe = reinterpret_cast<SubscribeFn>(dlsym(lib, "sanitizerSubscribe"));
+  auto enable = reinterpret_cast<EnableDomainFn>(dlsym(lib, "sanitizerEnableDomain"));
+  if (!subscribe || !enable) {
+    error = "libsanitizer-public.so lacks sanitizerSubscribe/sanitizerEnableDomain";
+    return false;
+  }
+  Sanitizer_SubscriberHandle handle;
+  if (subscribe(&handle, callback, nullptr) != SANITIZER_SUCCESS) {
+    error = "sanitizerSubscribe failed (is another profiler or CUPTI attached?)";
+    return false;
+  }
+  for (auto d : {SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CB_DOMAIN_GRAPHS})
+    if (enable(1, handle, d) != SANITIZER_SUCCESS) {
+      error = "sanitizerEnableDomain failed for domain " + std::to_string(static_cast<int>(d));
+      return false;
+    }
+  isActive = true;
+  return true;
+#else
+  (void)own;
+  (void)libraryPath;
+  error = "built without sanitizer.h (ATREX_SANITIZER_INCLUDE_DIR): no attribution";
+  return false;
+#endif
+}
+
+bool active() { return isActive; }
+void setGateThread() { gateThread = std::this_thread::get_id(); }
+void setRegion(Region r) { region.store(static_cast<int>(r)); }
+
+void beginCall() {
+  std::lock_guard<std::mutex> lock(mu);
+  callStreams.clear();
+}
+std::vector<void *> streamsSinceBeginCall() {
+  std::lock_guard<std::mutex> lock(mu);
+  return std::vector<void *>(callStreams.begin(), callStreams.end());
+}
+
+Summary summary() {
+  std::lock_guard<std::mutex> lock(mu);
+  Summary s;
+  s.gateLaunches = gateLaunchCount;
+  std::set<std::string> foreign;
+  for (const auto &[key, count] : launches) {
+    (key.own ? s.ownLaunches : s.foreignLaunches) += count;
+    if (key.region == 2)
+      (key.own ? s.timedOwn : s.timedForeign) += count;
+    if (!key.own) {
+      std::string where = "module " + hashHex(key.moduleHash);
+      for (const auto &[mod, info] : modules)
+        if (info.hash == key.moduleHash && !info.library.empty())
+          where = info.library;
+      if (key.moduleHash == 0)
+        where = "unknown module";
+      foreign.insert(key.name + " [" + where + "]");
+    }
+  }
+  s.foreignKernels.assign(foreign.begin(), foreign.end());
+  return s;
+}
+
+Json report() {
+  std::lock_guard<std::mutex> lock(mu);
+  Json j = Json::object();
+  Json kernels = Json::array();
+  for (const auto &[key, count] : launches) {
+    Json k = Json::object();
+    k.set("name", key.name);
+    k.set("module_fnv1a64", hashHex(key.moduleHash));
+    k.set("own", key.own);
+    k.set("region", regionName(key.region));
+    k.set("launches", count);
+    for (const auto &[mod, info] : modules)
+      if (info.hash == key.moduleHash) {
+        k.set("image", info.library.empty() ? Json("heap") : Json(info.library));
+        break;
+      }
+    kernels.push(k);
+  }
+  j.set("kernels", kernels);
+  int64_t ownModules = 0;
+  for (const auto &[mod, info] : modules)
+    ownModules += info.own;
+  j.set("modules_loaded", static_cast<int64_t>(modules.size()));
+  j.set("own_modules_loaded", ownModules);
+  j.set("gate_launches", gateLaunchCount);
+  return j;
+}
+
+} // namespace atrex::rt::attr

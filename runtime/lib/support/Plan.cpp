@@ -1,0 +1,205 @@
+//===- Plan.cpp - Gate plans and result records ---------------------------===//
+#include "atrex-rt/Plan.h"
+
+#include <filesystem>
+#include <set>
+
+namespace atrex::rt {
+namespace fs = std::filesystem;
+
+namespace {
+[[noreturn]] void planError(const std::string &path, const std::string &where,
+                            const std::string &msg) {
+  throw std::runtime_error(path + ": " + where + (where.empty() ? "" : ": ") + msg);
+}
+
+void checkKeys(const Json &obj, const std::set<std::string> &allowed, const std::string &path,
+               const std::string &where) {
+  if (!obj.isObject())
+    planError(path, where, "must be an object");
+  for (const auto &kv : obj.asObject())
+    if (!allowed.count(kv.first)) {
+      std::string list;
+      for (const auto &a : allowed)
+        list += (list.empty() ? "" : ", ") + a;
+      planError(path, where, "unknown key '" + kv.first + "' (allowed: " + list + ")");
+    }
+}
+} // namespace
+
+Plan parsePlan(const Json &j, const std::string &path) {
+  Plan plan;
+  plan.path = path;
+  plan.dir = fs::path(path).parent_path().string();
+  try {
+    checkKeys(j, {"schema", "settings", "submissions"}, path, "");
+    std::string schema = j.getString("schema", kPlanSchema);
+    if (schema != kPlanSchema)
+      planError(path, "schema", "expected '" + std::string(kPlanSchema) + "', got '" + schema + "'");
+    PlanSettings &s = plan.settings;
+    if (const Json *js = j.get("settings")) {
+      checkKeys(*js,
+                {"arch", "compile_s", "problem_s", "rss_mb", "file_mb", "address_space_mb",
+                 "private_network", "trials", "warmup_ms", "min_reps", "max_reps",
+                 "max_timed_s", "target_rel_err", "graph_below_us", "recheck", "seed", "gpu",
+                 "cache_dir"},
+                path, "settings");
+      s.arch = js->getString("arch", s.arch);
+      s.compileSeconds = js->getDouble("compile_s", s.compileSeconds);
+      s.problemSeconds = js->getDouble("problem_s", s.problemSeconds);
+      s.rssBytes = js->getInt("rss_mb", s.rssBytes >> 20) << 20;
+      s.fileSizeBytes = js->getInt("file_mb", s.fileSizeBytes >> 20) << 20;
+      s.addressSpaceBytes = js->getInt("address_space_mb", 0) << 20;
+      s.privateNetwork = js->getBool("private_network", s.privateNetwork);
+      s.trials = static_cast<int>(js->getInt("trials", s.trials));
+      if (s.trials < 3)
+        planError(path, "settings.trials", "at least 3 correctness trials are required");
+      s.warmupMs = js->getDouble("warmup_ms", s.warmupMs);
+      s.minReps = static_cast<int>(js->getInt("min_reps", s.minReps));
+      s.maxReps = static_cast<int>(js->getInt("max_reps", s.maxReps));
+      if (s.minReps < 3 || s.maxReps < s.minReps)
+        planError(path, "settings", "need 3 <= min_reps <= max_reps");
+      s.maxTimedSeconds = js->getDouble("max_timed_s", s.maxTimedSeconds);
+      s.targetRelErr = js->getDouble("target_rel_err", s.targetRelErr);
+      s.graphBelowUs = js->getDouble("graph_below_us", s.graphBelowUs);
+      s.recheck = static_cast<int>(js->getInt("recheck", s.recheck));
+      s.gpu = js->getString("gpu", "");
+      s.cacheDir = js->getString("cache_dir", "");
+      if (const Json *seed = js->get("seed")) {
+        if (seed->isString() && seed->asString() == "random") {
+          s.seedSource = "random";
+        } else if (seed->isInt() && seed->asInt() >= 0) {
+          s.seedSource = "fixed";
+          s.seed = static_cast<uint64_t>(seed->asInt());
+        } else {
+          planError(path, "settings.seed", "must be \"random\" or a non-negative integer");
+        }
+      }
+    }
+    const Json *subs = j.get("submissions");
+    if (!subs || !subs->isArray() || subs->size() == 0)
+      planError(path, "submissions", "must be a non-empty array");
+    std::set<std::string> names;
+    for (size_t i = 0; i < subs->size(); ++i) {
+      const Json &js = subs->asArray()[i];
+      std::string where = "submissions[" + std::to_string(i) + "]";
+      checkKeys(js, {"name", "source", "operator", "lang", "expected_verdict", "nvcc_flags", "problems"},
+                path, where);
+      Submission sub;
+      sub.source = js.getString("source", "");
+      if (sub.source.empty())
+        planError(path, where, "missing 'source'");
+      if (fs::path(sub.source).is_relative())
+        sub.source = (fs::path(plan.dir) / sub.source).lexically_normal().string();
+      sub.name = js.getString("name", fs::path(sub.source).stem().string());
+      if (!names.insert(sub.name).second)
+        planError(path, where, "duplicate submission name '" + sub.name + "'");
+      sub.op = js.getString("operator", "");
+      const OpSpec *spec = findOpSpec(sub.op);
+      if (!spec)
+        planError(path, where, "unknown operator '" + sub.op + "' (known: " + knownOpNames() + ")");
+      sub.lang = js.getString("lang", "cuda");
+      if (sub.lang != "cuda" && sub.lang != "hip")
+        planError(path, where, "lang must be 'cuda' or 'hip'");
+      sub.expectedVerdict = js.getString("expected_verdict", "");
+      if (const Json *f = js.get("nvcc_flags"))
+        for (const Json &flag : f->asArray())
+          sub.extraFlags.push_back(flag.asString());
+      const Json *probs = js.get("problems");
+      if (!probs || !probs->isArray() || probs->size() == 0)
+        planError(path, where + ".problems", "must be a non-empty array");
+      for (size_t p = 0; p < probs->size(); ++p) {
+        const Json &jp = probs->asArray()[p];
+        std::string pw = where + ".problems[" + std::to_string(p) + "]";
+        checkKeys(jp, {"id", "shape", "floor_s", "extra"}, path, pw);
+        Problem prob;
+        prob.op = sub.op;
+        const Json *shape = jp.get("shape");
+        if (!shape)
+          planError(path, pw, "missing 'shape'");
+        try {
+          prob.shape = shapeFromJson(*spec, *shape);
+        } catch (const std::exception &e) {
+          planError(path, pw, e.what());
+        }
+        prob.id = jp.getString("id", sub.op + "/" + shapeMapToString(prob.shape));
+        prob.floorSeconds = jp.getDouble("floor_s", 0);
+        if (const Json *x = jp.get("extra"))
+          prob.extra = *x;
+        sub.problems.push_back(std::move(prob));
+      }
+      plan.submissions.push_back(std::move(sub));
+    }
+  } catch (const JsonError &e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
+  return plan;
+}
+
+Plan loadPlan(const std::string &path) { return parsePlan(parseJsonFile(path), path); }
+
+std::vector<Unit> allUnits(const Plan &plan) {
+  std::vector<Unit> units;
+  for (const auto &s : plan.submissions)
+    for (const auto &p : s.problems)
+      units.push_back(Unit{units.size(), &s, &p});
+  return units;
+}
+
+std::vector<Unit> shardUnits(const Plan &plan, int shard, int count) {
+  if (count <= 0 || shard < 0 || shard >= count)
+    throw std::runtime_error("shard " + std::to_string(shard) + "/" + std::to_string(count) +
+                             " is out of range");
+  std::vector<Unit> out;
+  for (const Unit &u : allUnits(plan))
+    if (static_cast<int>(u.index % count) == shard)
+      out.push_back(u);
+  return out;
+}
+
+std::pair<int, int> parseShard(const std::string &text) {
+  auto slash = text.find('/');
+  try {
+    if (slash == std::string::npos)
+      throw 0;
+    size_t a = 0, b = 0;
+    int i = std::stoi(text.substr(0, slash), &a);
+    int n = std::stoi(text.substr(slash + 1), &b);
+    if (a != slash || b != text.size() - slash - 1 || n <= 0 || i < 0 || i >= n)
+      throw 0;
+    return {i, n};
+  } catch (...) {
+    throw std::runtime_error("--shard '" + text + "': expected i/n with 0 <= i < n");
+  }
+}
+
+std::string validateResult(const Json &r) {
+  if (!r.isObject())
+    return "a result must be an object";
+  if (r.getString("schema", "") != kResultSchema)
+    return std::string("'schema' must be '") + kResultSchema + "'";
+  for (const char *k : {"unit", "submission", "problem", "status", "stage", "verdict"})
+    if (!r.has(k))
+      return std::string("missing key '") + k + "'";
+  static const std::set<std::string> statuses = {"pass", "fail", "error"};
+  if (!statuses.count(r.getString("status", "")))
+    return "status must be pass, fail or error";
+  static const std::set<std::string> stages = {"compile", "correctness", "performance",
+                                               "attribution", "done", "setup"};
+  if (!stages.count(r.getString("stage", "")))
+    return "unknown stage '" + r.getString("stage", "") + "'";
+  static const std::set<std::string> verdicts = {"adopted", "fallback", "no-kernel", "suspicious",
+                                                 "unknown"};
+  if (!verdicts.count(r.getString("verdict", "")))
+    return "unknown verdict '" + r.getString("verdict", "") + "'";
+  if (r.getString("status", "") != "pass" && r.getString("reason", "").empty())
+    return "a failed result needs a 'reason'";
+  if (r.getString("status", "") == "pass") {
+    const Json *perf = r.get("performance");
+    if (!perf || !perf->has("median_us"))
+      return "a passing result needs performance.median_us";
+  }
+  return "";
+}
+
+} // namespace atrex::rt

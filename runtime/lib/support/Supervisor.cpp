@@ -1,0 +1,375 @@
+//===- Supervisor.cpp - Run a child process under limits ------------------===//
+#include "atrex-rt/Supervisor.h"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <poll.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+namespace atrex::rt {
+
+namespace {
+const char *signalName(int sig) {
+  switch (sig) {
+  case SIGSEGV: return "SIGSEGV";
+  case SIGABRT: return "SIGABRT";
+  case SIGBUS: return "SIGBUS";
+  case SIGFPE: return "SIGFPE";
+  case SIGILL: return "SIGILL";
+  case SIGKILL: return "SIGKILL";
+  case SIGTERM: return "SIGTERM";
+  case SIGXCPU: return "SIGXCPU";
+  case SIGXFSZ: return "SIGXFSZ";
+  case SIGPIPE: return "SIGPIPE";
+  case SIGTRAP: return "SIGTRAP";
+  default: return "signal";
+  }
+}
+
+int64_t readRssBytes(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmRSS:", 0) == 0)
+      return std::atoll(line.c_str() + 6) * 1024;
+  return 0;
+}
+
+void appendTail(std::string &buf, const char *data, size_t n, size_t limit) {
+  buf.append(data, n);
+  if (buf.size() > 2 * limit)
+    buf.erase(0, buf.size() - limit);
+}
+
+std::string lastLine(const std::string &s) {
+  size_t end = s.find_last_not_of("\n\r \t");
+  if (end == std::string::npos)
+    return "";
+  size_t start = s.rfind('\n', end);
+  start = start == std::string::npos ? 0 : start + 1;
+  return s.substr(start, end - start + 1);
+}
+} // namespace
+
+std::string ChildResult::reason() const {
+  std::string r;
+  switch (end) {
+  case End::SpawnFailed: return "could not start the child: " + spawnError;
+  case End::TimedOut:
+    return "hang: still running after " + std::to_string(static_cast<int>(wallSeconds)) +
+           " s; the watchdog killed its process group";
+  case End::MemoryExceeded:
+    return "memory: resident set reached " + std::to_string(peakRssBytes >> 20) +
+           " MiB, over the limit; killed";
+  case End::Signaled:
+    r = std::string("crashed: ") + strsignal(signal) + " (" + signalName(signal) + ")";
+    if (signal == SIGXFSZ)
+      r += ": file size limit exceeded";
+    if (signal == SIGXCPU)
+      r += ": CPU time limit exceeded";
+    break;
+  case End::Exited:
+    if (exitCode == 0)
+      return "exited normally";
+    r = "exited with status " + std::to_string(exitCode);
+    break;
+  }
+  std::string err = lastLine(stderrTail);
+  if (!err.empty())
+    r += "; last stderr line: " + err;
+  return r;
+}
+
+Json ChildResult::toJson() const {
+  Json j = Json::object();
+  const char *endName = "spawn-failed";
+  switch (end) {
+  case End::Exited: endName = "exited"; break;
+  case End::Signaled: endName = "signaled"; break;
+  case End::TimedOut: endName = "timed-out"; break;
+  case End::MemoryExceeded: endName = "memory-exceeded"; break;
+  case End::SpawnFailed: endName = "spawn-failed"; break;
+  }
+  j.set("end", endName);
+  if (end == End::Exited)
+    j.set("exit_code", exitCode);
+  if (end == End::Signaled)
+    j.set("signal", signal);
+  j.set("reason", reason());
+  j.set("wall_s", wallSeconds);
+  j.set("peak_rss_mib", static_cast<double>(peakRssBytes) / (1 << 20));
+  j.set("private_network", privateNetwork);
+  if (!stderrTail.empty())
+    j.set("stderr_tail", stderrTail.size() > 4096 ? stderrTail.substr(stderrTail.size() - 4096)
+                                                   : stderrTail);
+  return j;
+}
+
+ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &limits,
+                          const std::string &stdinData, const std::string &workDir,
+                          const std::map<std::string, std::string> &env,
+                          const std::vector<std::string> &unsetEnv) {
+  ChildResult res;
+  if (argv.empty()) {
+    res.spawnError = "empty command";
+    return res;
+  }
+  int pIn[2], pOut[2], pErr[2], pRep[2], pExec[2];
+  if (pipe2(pIn, O_CLOEXEC) || pipe2(pOut, O_CLOEXEC) || pipe2(pErr, O_CLOEXEC) ||
+      pipe2(pRep, O_CLOEXEC) || pipe2(pExec, O_CLOEXEC)) {
+    res.spawnError = std::string("pipe: ") + std::strerror(errno);
+    return res;
+  }
+  // Environment for the child, prepared before fork.
+  std::map<std::string, std::string> envMap;
+  for (char **e = environ; *e; ++e) {
+    std::string kv = *e;
+    auto eq = kv.find('=');
+    if (eq != std::string::npos)
+      envMap[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  for (const auto &u : unsetEnv)
+    envMap.erase(u);
+  for (const auto &kv : env)
+    envMap[kv.first] = kv.second;
+  std::vector<std::string> envStrings;
+  for (const auto &kv : envMap)
+    envStrings.push_back(kv.first + "=" + kv.second);
+  std::vector<char *> envp, args;
+  for (auto &s : envStrings)
+    envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argvCopy = argv;
+  for (auto &s : argvCopy)
+    args.push_back(s.data());
+  args.push_back(nullptr);
+
+  auto start = std::chrono::steady_clock::now();
+  pid_t pid = fork();
+  if (pid < 0) {
+    res.spawnError = std::string("fork: ") + std::strerror(errno);
+    return res;
+  }
+  if (pid == 0) {
+    // Child: only async-signal-safe calls until exec.
+    setpgid(0, 0);
+    auto die = [&](const char *what) {
+      int err = errno;
+      char msg[256];
+      int n = snprintf(msg, sizeof(msg), "%s: %s", what, strerror(err));
+      if (write(pExec[1], msg, n) < 0) {
+      }
+      _exit(127);
+    };
+    dup2(pIn[0], 0);
+    dup2(pOut[1], 1);
+    dup2(pErr[1], 2);
+    dup2(pRep[1], 3); // dup2 clears FD_CLOEXEC on the new descriptor
+    for (int fd : {pIn[0], pIn[1], pOut[0], pOut[1], pErr[0], pErr[1], pRep[0], pRep[1]})
+      if (fd > 3)
+        close(fd);
+    auto setLimit = [&](int res, rlim_t v, const char *what) {
+      struct rlimit rl = {v, v};
+      if (setrlimit(res, &rl) != 0)
+        die(what);
+    };
+    if (limits.cpuSeconds > 0)
+      setLimit(RLIMIT_CPU, static_cast<rlim_t>(limits.cpuSeconds + 0.999), "setrlimit(RLIMIT_CPU)");
+    if (limits.addressSpaceBytes > 0)
+      setLimit(RLIMIT_AS, static_cast<rlim_t>(limits.addressSpaceBytes), "setrlimit(RLIMIT_AS)");
+    if (limits.fileSizeBytes > 0)
+      setLimit(RLIMIT_FSIZE, static_cast<rlim_t>(limits.fileSizeBytes), "setrlimit(RLIMIT_FSIZE)");
+    if (limits.openFiles > 0)
+      setLimit(RLIMIT_NOFILE, static_cast<rlim_t>(limits.openFiles), "setrlimit(RLIMIT_NOFILE)");
+    setLimit(RLIMIT_CORE, 0, "setrlimit(RLIMIT_CORE)");
+    if (limits.privateNetwork) {
+      // Best effort: needs CAP_SYS_ADMIN. The parent learns the outcome below.
+      char ok = unshare(CLONE_NEWNET) == 0 ? '1' : '0';
+      if (write(pExec[1], &ok, 1) < 0) {
+      }
+    }
+    if (!workDir.empty() && chdir(workDir.c_str()) != 0)
+      die("chdir");
+    if (argv[0].find('/') != std::string::npos)
+      execve(args[0], args.data(), envp.data());
+    else
+      execvpe(args[0], args.data(), envp.data());
+    die("exec");
+  }
+  setpgid(pid, pid);
+  close(pIn[0]);
+  close(pOut[1]);
+  close(pErr[1]);
+  close(pRep[1]);
+  close(pExec[1]);
+
+  // Exec status: EOF means exec succeeded; text means it failed.
+  {
+    std::string msg;
+    char buf[256];
+    ssize_t n;
+    while ((n = read(pExec[0], buf, sizeof(buf))) > 0)
+      msg.append(buf, n);
+    close(pExec[0]);
+    if (limits.privateNetwork && !msg.empty()) {
+      res.privateNetwork = msg[0] == '1';
+      msg.erase(0, 1);
+    }
+    if (!msg.empty()) {
+      int st;
+      waitpid(pid, &st, 0);
+      close(pIn[1]);
+      close(pOut[0]);
+      close(pErr[0]);
+      close(pRep[0]);
+      res.end = ChildResult::End::SpawnFailed;
+      res.spawnError = "'" + argv[0] + "': " + msg;
+      return res;
+    }
+  }
+
+  // Feed stdin without blocking forever on a child that never reads it.
+  fcntl(pIn[1], F_SETFL, O_NONBLOCK);
+  size_t inOff = 0;
+  int inFd = pIn[1];
+  if (stdinData.empty()) {
+    close(inFd);
+    inFd = -1;
+  }
+  signal(SIGPIPE, SIG_IGN);
+
+  int fds[3] = {pOut[0], pErr[0], pRep[0]};
+  bool open[3] = {true, true, true};
+  bool exited = false;
+  int status = 0;
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  auto killGroup = [&] { kill(-pid, SIGKILL); };
+
+  while (true) {
+    if (inFd >= 0) {
+      ssize_t n = write(inFd, stdinData.data() + inOff, stdinData.size() - inOff);
+      if (n > 0)
+        inOff += static_cast<size_t>(n);
+      if ((n < 0 && errno != EAGAIN) || inOff == stdinData.size()) {
+        close(inFd);
+        inFd = -1;
+      }
+    }
+    struct pollfd pfd[3];
+    int np = 0, map[3];
+    for (int i = 0; i < 3; ++i)
+      if (open[i]) {
+        pfd[np] = {fds[i], POLLIN, 0};
+        map[np++] = i;
+      }
+    if (np > 0)
+      poll(pfd, np, 20);
+    else if (!exited)
+      usleep(20000);
+    for (int k2 = 0; k2 < np; ++k2) {
+      if (!(pfd[k2].revents & (POLLIN | POLLHUP | POLLERR)))
+        continue;
+      int i = map[k2];
+      char buf[65536];
+      ssize_t n = read(fds[i], buf, sizeof(buf));
+      if (n <= 0) {
+        open[i] = false;
+        close(fds[i]);
+        continue;
+      }
+      if (i == 0)
+        appendTail(res.stdoutTail, buf, n, limits.outputTailBytes);
+      else if (i == 1)
+        appendTail(res.stderrTail, buf, n, limits.outputTailBytes);
+      else if (res.report.size() + n <= limits.reportMaxBytes)
+        res.report.append(buf, n);
+      else
+        res.reportTruncated = true;
+    }
+    if (!exited) {
+      pid_t w = waitpid(pid, &status, WNOHANG);
+      if (w == pid) {
+        exited = true;
+        res.wallSeconds = elapsed();
+        // Grandchildren may keep the pipes open: end the whole group.
+        killGroup();
+      } else {
+        int64_t rss = readRssBytes(pid);
+        res.peakRssBytes = std::max(res.peakRssBytes, rss);
+        if (limits.rssBytes > 0 && rss > limits.rssBytes) {
+          killGroup();
+          waitpid(pid, &status, 0);
+          res.wallSeconds = elapsed();
+          res.end = ChildResult::End::MemoryExceeded;
+          exited = true;
+        } else if (elapsed() > limits.wallSeconds) {
+          killGroup();
+          waitpid(pid, &status, 0);
+          res.wallSeconds = elapsed();
+          res.end = ChildResult::End::TimedOut;
+          exited = true;
+        }
+        if (exited) {
+          for (int i = 0; i < 3; ++i)
+            if (open[i]) {
+              // Drain what is already there, then stop.
+              fcntl(fds[i], F_SETFL, O_NONBLOCK);
+              char buf[65536];
+              ssize_t n;
+              while ((n = read(fds[i], buf, sizeof(buf))) > 0) {
+                if (i == 0)
+                  appendTail(res.stdoutTail, buf, n, limits.outputTailBytes);
+                else if (i == 1)
+                  appendTail(res.stderrTail, buf, n, limits.outputTailBytes);
+                else if (res.report.size() + n <= limits.reportMaxBytes)
+                  res.report.append(buf, n);
+              }
+              close(fds[i]);
+              open[i] = false;
+            }
+          break;
+        }
+      }
+    }
+    if (exited && !open[0] && !open[1] && !open[2])
+      break;
+    if (exited && elapsed() > res.wallSeconds + 5) {
+      for (int i = 0; i < 3; ++i)
+        if (open[i]) {
+          close(fds[i]);
+          open[i] = false;
+        }
+      break;
+    }
+  }
+  if (inFd >= 0)
+    close(inFd);
+  if (res.end == ChildResult::End::SpawnFailed) {
+    if (WIFEXITED(status)) {
+      res.end = ChildResult::End::Exited;
+      res.exitCode = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+      res.end = ChildResult::End::Signaled;
+      res.signal = WTERMSIG(status);
+    }
+  }
+  if (res.stdoutTail.size() > limits.outputTailBytes)
+    res.stdoutTail.erase(0, res.stdoutTail.size() - limits.outputTailBytes);
+  if (res.stderrTail.size() > limits.outputTailBytes)
+    res.stderrTail.erase(0, res.stderrTail.size() - limits.outputTailBytes);
+  return res;
+}
+
+} // namespace atrex::rt

@@ -1,0 +1,298 @@
+//===- atrex-gate.cpp - Run a gate plan, append JSON Lines results --------===//
+//
+//   atrex-gate --plan PLAN.json --out RESULTS.jsonl [--shard i/n]
+//              [--cache DIR] [--worker PATH] [--quiet]
+//
+// The parent compiles each submission once (cached by content hash), runs
+// every (submission, problem) unit of its shard in a supervised child
+// (atrex-gate-worker) and is the only writer of the results file.
+//
+//===----------------------------------------------------------------------===//
+#include "atrex-rt/Compile.h"
+#include "atrex-rt/Config.h"
+#include "atrex-rt/Plan.h"
+#include "atrex-rt/Supervisor.h"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fcntl.h>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <random>
+#include <sys/file.h>
+#include <unistd.h>
+
+using namespace atrex::rt;
+namespace fs = std::filesystem;
+
+namespace {
+std::string isoNow() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+uint64_t randomSeed() {
+  std::random_device rd;
+  return ((static_cast<uint64_t>(rd()) << 32) ^ rd()) & 0x7fffffffffffffffULL;
+}
+
+// Appends one line under an exclusive lock (several gate workers may share a file).
+void appendLine(const std::string &path, const std::string &line) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw std::runtime_error("cannot open results file '" + path + "'");
+  flock(fd, LOCK_EX);
+  std::string l = line + "\n";
+  ssize_t n = write(fd, l.data(), l.size());
+  flock(fd, LOCK_UN);
+  close(fd);
+  if (n != static_cast<ssize_t>(l.size()))
+    throw std::runtime_error("short write to results file '" + path + "'");
+}
+
+Json settingsJson(const PlanSettings &s) {
+  Json j = Json::object();
+  j.set("trials", s.trials);
+  j.set("warmup_ms", s.warmupMs);
+  j.set("min_reps", s.minReps);
+  j.set("max_reps", s.maxReps);
+  j.set("max_timed_s", s.maxTimedSeconds);
+  j.set("target_rel_err", s.targetRelErr);
+  j.set("graph_below_us", s.graphBelowUs);
+  j.set("recheck", s.recheck);
+  j.set("gpu", s.gpu);
+  return j;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string planPath, outPath, shardText = "0/1", cacheDir, worker, jobDir;
+  bool quiet = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::cerr << "atrex-gate: " << a << " needs a value\n";
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--plan")
+      planPath = value();
+    else if (a == "--out")
+      outPath = value();
+    else if (a == "--shard")
+      shardText = value();
+    else if (a == "--cache")
+      cacheDir = value();
+    else if (a == "--worker")
+      worker = value();
+    else if (a == "--quiet")
+      quiet = true;
+    else {
+      std::cerr << "usage: atrex-gate --plan PLAN.json --out RESULTS.jsonl [--shard i/n] "
+                   "[--cache DIR] [--worker PATH] [--quiet]\n";
+      return 2;
+    }
+  }
+  if (planPath.empty() || outPath.empty()) {
+    std::cerr << "atrex-gate: --plan and --out are required\n";
+    return 2;
+  }
+  Plan plan;
+  std::vector<Unit> units;
+  int shard = 0, shards = 1;
+  try {
+    plan = loadPlan(planPath);
+    std::tie(shard, shards) = parseShard(shardText);
+    units = shardUnits(plan, shard, shards);
+  } catch (const std::exception &e) {
+    std::cerr << "atrex-gate: error: " << e.what() << "\n";
+    return 2;
+  }
+  if (worker.empty())
+    worker = (fs::path(argv[0]).parent_path() / "atrex-gate-worker").string();
+  if (!fs::exists(worker)) {
+    std::cerr << "atrex-gate: error: worker '" << worker << "' not found (use --worker)\n";
+    return 2;
+  }
+  fs::path outDir = fs::absolute(outPath).parent_path();
+  if (cacheDir.empty())
+    cacheDir = plan.settings.cacheDir.empty() ? (outDir / ".atrex-gate-cache").string()
+                                              : plan.settings.cacheDir;
+  fs::create_directories(cacheDir);
+  jobDir = (fs::path(cacheDir) / ("jobs." + std::to_string(getpid()))).string();
+  fs::create_directories(jobDir);
+
+  uint64_t runSeed = plan.settings.seedSource == "fixed" ? plan.settings.seed : randomSeed();
+  std::string runId = isoNow() + "-" + std::to_string(getpid());
+  std::map<std::string, CompileResult> compiled;
+  auto runStart = std::chrono::steady_clock::now();
+  int passed = 0, failed = 0, errors = 0;
+  if (!quiet)
+    std::cerr << "atrex-gate: " << units.size() << " units in shard " << shard << "/" << shards
+              << " of " << planPath << "\n";
+
+  for (size_t ui = 0; ui < units.size(); ++ui) {
+    const Unit &u = units[ui];
+    const Submission &sub = *u.submission;
+    const Problem &prob = *u.problem;
+    const OpSpec &spec = *findOpSpec(sub.op);
+    auto t0 = std::chrono::steady_clock::now();
+    Json r = Json::object();
+    r.set("schema", kResultSchema);
+    r.set("run", runId);
+    r.set("plan", planPath);
+    r.set("unit", static_cast<int64_t>(u.index));
+    r.set("shard", shardText);
+    Json js = Json::object();
+    js.set("name", sub.name);
+    js.set("source", sub.source);
+    js.set("operator", sub.op);
+    js.set("lang", sub.lang);
+    r.set("submission", js);
+    Json jp = Json::object();
+    jp.set("id", prob.id);
+    jp.set("operator", prob.op);
+    jp.set("shape", shapeToJson(prob.shape));
+    if (prob.floorSeconds > 0)
+      jp.set("floor_s", prob.floorSeconds);
+    if (!prob.extra.isNull())
+      jp.set("extra", prob.extra);
+    r.set("problem", jp);
+    r.set("started_at", isoNow());
+    uint64_t unitSeed = (runSeed * 0x9e3779b97f4a7c15ULL + u.index) & 0x7fffffffffffffffULL;
+    r.set("seed", static_cast<int64_t>(unitSeed));
+
+    std::string status = "error", stage = "compile", reason, verdict = "unknown";
+    // 1. Compile (once per submission; cached by content hash).
+    auto it = compiled.find(sub.name);
+    if (it == compiled.end()) {
+      if (sub.lang != "cuda") {
+        CompileResult cr;
+        cr.reason = "lang '" + sub.lang + "' is not supported by this build (HIP backend not done)";
+        it = compiled.emplace(sub.name, cr).first;
+      } else {
+        it = compiled.emplace(sub.name, compileSubmission(sub, spec, plan.settings, cacheDir)).first;
+      }
+    }
+    const CompileResult &cr = it->second;
+    r.set("compile", cr.toJson());
+    if (!cr.ok) {
+      status = "fail";
+      reason = "compile: " + cr.reason;
+    } else {
+      // 2-4. Correctness, performance, attribution in a supervised child.
+      Json job = Json::object();
+      job.set("operator", sub.op);
+      job.set("shape", shapeToJson(prob.shape));
+      job.set("library", fs::absolute(cr.soPath).string());
+      Json ownHashes = Json::array();
+      for (const Cubin &c : cr.cubins)
+        ownHashes.push(hashHex(c.hash));
+      job.set("own_fnv1a64", ownHashes);
+      job.set("settings", settingsJson(plan.settings));
+      std::string jobPath = (fs::path(jobDir) / ("unit" + std::to_string(u.index) + ".json")).string();
+      writeFile(jobPath, job.dump(2));
+      Limits lim;
+      lim.wallSeconds = plan.settings.problemSeconds;
+      lim.rssBytes = plan.settings.rssBytes;
+      lim.fileSizeBytes = plan.settings.fileSizeBytes;
+      lim.addressSpaceBytes = plan.settings.addressSpaceBytes;
+      lim.privateNetwork = plan.settings.privateNetwork;
+      ChildResult child = runSupervised({worker, "--job", jobPath}, lim, std::to_string(unitSeed) + "\n",
+                                        jobDir, {}, {"ATREX_GATE_SEED"});
+      r.set("child", child.toJson());
+      // The last complete JSON line of the report is the worker's state.
+      Json rep;
+      bool haveReport = false;
+      size_t pos = 0;
+      while (pos < child.report.size()) {
+        size_t nl = child.report.find('\n', pos);
+        if (nl == std::string::npos)
+          break;
+        try {
+          rep = Json::parse(child.report.substr(pos, nl - pos), "worker report");
+          haveReport = rep.isObject();
+        } catch (const std::exception &) {
+        }
+        pos = nl + 1;
+      }
+      if (haveReport)
+        for (const char *k : {"env", "correctness", "performance", "attribution"})
+          if (const Json *v = rep.get(k))
+            r.set(k, *v);
+      stage = haveReport ? rep.getString("stage", "setup") : "setup";
+      if (haveReport && rep.has("status") && child.succeeded()) {
+        status = rep.getString("status", "error");
+        reason = rep.getString("reason", "");
+      } else if (haveReport && rep.has("status") && child.end == ChildResult::End::Exited) {
+        status = rep.getString("status", "error");
+        reason = rep.getString("reason", "") + (rep.has("reason") ? "" : child.reason());
+      } else {
+        status = "fail";
+        reason = stage + ": " + child.reason();
+      }
+      if (const Json *a = r.get("attribution"))
+        verdict = a->getString("verdict", "unknown");
+      if (status == "pass" && prob.floorSeconds > 0) {
+        double med = r.get("performance")->getDouble("median_us", 0) * 1e-6;
+        if (med < prob.floorSeconds) {
+          verdict = "suspicious";
+          status = "fail";
+          reason = "median time below the impossibility floor";
+        }
+      }
+      if (status == "pass" && !verdict.empty() && verdict != "adopted" && verdict != "unknown") {
+        // Correct and timed, but the work was not (all) the submission's own.
+        reason = "dynamic verdict " + verdict;
+      }
+    }
+    r.set("status", status);
+    r.set("stage", stage);
+    r.set("verdict", verdict);
+    if (!reason.empty())
+      r.set("reason", reason);
+    if (!sub.expectedVerdict.empty())
+      r.set("expected_verdict_met", sub.expectedVerdict == verdict ||
+                                        (sub.expectedVerdict == "fail" && status != "pass"));
+    r.set("duration_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    std::string invalid = validateResult(r);
+    if (!invalid.empty()) {
+      r.set("status", "error");
+      r.set("reason", "internal: invalid result (" + invalid + "): " + reason);
+    }
+    try {
+      appendLine(outPath, r.dump());
+    } catch (const std::exception &e) {
+      std::cerr << "atrex-gate: error: " << e.what() << "\n";
+      return 2;
+    }
+    std::string st = r.getString("status", "");
+    (st == "pass" ? passed : st == "fail" ? failed : errors)++;
+    if (!quiet) {
+      char line[512];
+      const Json *perf = r.get("performance");
+      double med = perf ? perf->getDouble("median_us", -1) : -1;
+      std::snprintf(line, sizeof(line), "[%zu/%zu] %s %s: %s, verdict %s%s (%.1f s)", ui + 1,
+                    units.size(), sub.name.c_str(), prob.id.c_str(), st.c_str(), verdict.c_str(),
+                    med >= 0 ? (", median " + std::to_string(med).substr(0, 8) + " us").c_str() : "",
+                    r.getDouble("duration_s", 0));
+      std::cerr << line;
+      if (st != "pass")
+        std::cerr << " -- " << r.getString("reason", "").substr(0, 300);
+      std::cerr << "\n";
+    }
+  }
+  double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
+  std::error_code ec;
+  fs::remove_all(jobDir, ec);
+  if (!quiet)
+    std::cerr << "atrex-gate: " << passed << " passed, " << failed << " failed, " << errors
+              << " errors in " << total << " s\n";
+  return errors ? 2 : 0;
+}
