@@ -299,7 +299,9 @@ public:
   bool VisitVarDecl(VarDecl *VD) {
     if (!Cur.Node)
       return true;
-    if (VD->isStaticLocal() && isMutableState(VD))
+    // Statics spelled inside library macros (PYBIND11_MODULE) are theirs.
+    if (VD->isStaticLocal() && isMutableState(VD) &&
+        isUserLoc(SM.getSpellingLoc(VD->getLocation())))
       Cur.Node->StaticLocals.push_back(stateVar(VD));
     // Destructors of user types run when the variable goes out of scope.
     if (!VD->hasGlobalStorage())

@@ -61,6 +61,11 @@ static cl::opt<bool> NoSnippets("no-snippets",
 static cl::opt<bool> CompilerWarnings(
     "compiler-warnings", cl::desc("Show the compiler's own warnings"),
     cl::cat(Cat));
+static cl::opt<bool> NoPCH(
+    "no-pch",
+    cl::desc("Do not precompile torch header prefixes (cache: "
+             "$ATREX_CACHE_DIR/pch or ~/.cache/atrex/pch)"),
+    cl::cat(Cat));
 static cl::opt<bool> DumpPolicy("dump-policy",
                                 cl::desc("Print the effective policy"),
                                 cl::cat(Cat));
@@ -128,6 +133,8 @@ int main(int argc, char **argv) {
   Opts.Submission = Submission;
   Opts.CompilerWarnings = CompilerWarnings;
   Opts.Color = UseColor;
+  if (!NoPCH)
+    Opts.PCHDir = defaultPCHDir();
   std::vector<SubmissionResult> Results = Exit(runLint(Opts, P));
 
   std::error_code EC;

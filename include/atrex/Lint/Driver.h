@@ -52,7 +52,13 @@ struct LintOptions {
   std::string Submission;
   bool CompilerWarnings = false;
   bool Color = false;
+  /// Directory of precompiled torch prefixes; empty disables them.
+  std::string PCHDir;
 };
+
+/// The default PCH directory: $ATREX_CACHE_DIR/pch, else
+/// $XDG_CACHE_HOME/atrex/pch, else ~/.cache/atrex/pch.
+std::string defaultPCHDir();
 
 /// Lints every input and returns one result per submission, in input order.
 /// Per-file problems (unreadable, does not parse, analysis crashed) are

@@ -1,0 +1,48 @@
+# -*- Python -*-
+# lit configuration of atrex's FileCheck tests (tools and passes).
+import os
+import shutil
+import subprocess
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "atrex"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".cu", ".hip", ".cpp", ".mlir", ".test", ".ll"]
+config.excludes = ["Inputs", "Unit", "unittests", "CMakeLists.txt",
+                   "lit.cfg.py", "README.md"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.atrex_obj_root, "test")
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.atrex_tools_dir, append_path=False)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+# One PCH cache for the whole run, inside the build tree.
+config.environment["ATREX_CACHE_DIR"] = os.path.join(config.atrex_obj_root,
+                                                     "atrex-cache")
+for var in ("CUDA_PATH", "CUDA_HOME", "ROCM_PATH", "HOME", "ATREX_PYTHON",
+            "ATREX_TORCH_INCLUDE"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+config.substitutions.append(("%atrex_src", config.atrex_src_root))
+config.substitutions.append(("%atrex_bin", config.atrex_obj_root))
+config.substitutions.append(("%python", config.python_executable))
+
+# Features from the toolchain atrex-lint detects.
+lint = os.path.join(config.atrex_tools_dir, "atrex-lint")
+if os.path.exists(lint):
+    out = subprocess.run([lint, "--print-toolchain"], capture_output=True,
+                         text=True, env=config.environment).stdout
+    facts = dict(line.split(": ", 1) for line in out.splitlines() if ": " in line)
+    if "(not found)" not in facts.get("cuda", "(not found)"):
+        config.available_features.add("cuda")
+    if "(not found)" not in facts.get("torch-include", "(not found)"):
+        config.available_features.add("torch")
+    if "(not found)" not in facts.get("hip-include", "(not found)"):
+        config.available_features.add("hip")
+# A GPU is present only where nvidia-smi lists one.
+smi = shutil.which("nvidia-smi")
+if smi and subprocess.run([smi, "-L"], capture_output=True).returncode == 0:
+    config.available_features.add("cuda-gpu")
