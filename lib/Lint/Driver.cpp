@@ -445,8 +445,10 @@ public:
         break; // one command per file
       }
     if (Out.empty()) {
-      SmallString<256> Dir(Abs);
-      sys::path::remove_filename(Dir);
+      // Relative paths in the extra arguments are relative to where
+      // atrex-lint runs.
+      SmallString<256> Dir;
+      sys::fs::current_path(Dir);
       CompileCommand C(Dir, Abs, defaultArguments(File, TC, Warnings), "");
       appendExtra(C.CommandLine, Abs);
       Out.push_back(std::move(C));

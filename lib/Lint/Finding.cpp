@@ -97,10 +97,12 @@ void atrex::lint::decideVerdict(SubmissionResult &R) {
     if (Seen.insert(Reason).second)
       R.Reasons.push_back(Reason);
   }
-  if (!R.Errors.empty())
-    R.Reasons.push_back("unknown: the source does not compile (" +
-                        std::to_string(R.Errors.size()) + " error" +
-                        (R.Errors.size() == 1 ? "" : "s") + ")");
+  if (!R.Errors.empty()) {
+    std::string Reason = "unknown: " + R.Errors.front();
+    if (R.Errors.size() > 1)
+      Reason += " (and " + std::to_string(R.Errors.size() - 1) + " more)";
+    R.Reasons.push_back(Reason);
+  }
   if (Suspicious)
     R.V = Verdict::Suspicious;
   else if (Fallback)

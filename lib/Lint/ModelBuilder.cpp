@@ -285,14 +285,16 @@ public:
     S.Device = VD->hasAttr<CUDADeviceAttr>();
     StringRef T = S.Type;
     QualType QT = VD->getType();
-    S.Risky = QT->isPointerType() || T.contains("Tensor") ||
+    S.Risky = (QT->isPointerType() && !QT->isFunctionPointerType()) ||
+              T.contains("Tensor") ||
               T.contains("map<") || T.contains("set<") ||
               T.contains("vector<") || T.contains("list<") ||
               T.contains("deque<") || T.contains("optional<") ||
               T.contains("intrusive_ptr<") || T.contains("shared_ptr<") ||
               T.contains("unique_ptr<");
     if (const auto *AT = Ctx.getAsArrayType(QT))
-      S.Risky |= AT->getElementType()->isPointerType();
+      S.Risky |= AT->getElementType()->isPointerType() &&
+                 !AT->getElementType()->isFunctionPointerType();
     return S;
   }
 
