@@ -22,6 +22,7 @@ struct Cubin {
 struct CompileResult {
   bool ok = false;
   bool cached = false;
+  bool internalError = false; // the gate's tools failed, not the submission
   std::string reason;
   std::string key;     // content hash: source + binding + command
   std::string dir;     // cache entry

@@ -204,6 +204,7 @@ CompileResult compileSubmission(const Submission &sub, const OpSpec &spec,
   res.cubins = extractCubins(soTmp, (fs::path(tmp) / "cubins").string(), err);
   if (!err.empty()) {
     res.reason = err;
+    res.internalError = true;
     fs::remove_all(tmp, ec);
     return res;
   }

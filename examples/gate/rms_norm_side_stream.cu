@@ -1,0 +1,43 @@
+// Does its work on a side stream of its own (non-blocking, never joined with
+// the caller's stream): events on the caller's stream alone would time an
+// almost empty region. The gate records an event on every stream the call
+// launched on and takes the latest, so the work is counted.
+// Expected dynamic verdict: adopted, with performance.side_stream_reps > 0.
+#include <ATen/ATen.h>
+#include <c10/cuda/CUDAException.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+__global__ void rms_norm_kernel(__nv_bfloat16 *out, const __nv_bfloat16 *x,
+                                const __nv_bfloat16 *w, int h, float eps) {
+  extern __shared__ float partial[];
+  const __nv_bfloat16 *row = x + static_cast<size_t>(blockIdx.x) * h;
+  float sum = 0.f;
+  for (int i = threadIdx.x; i < h; i += blockDim.x) {
+    float v = __bfloat162float(row[i]);
+    sum += v * v;
+  }
+  partial[threadIdx.x] = sum;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      partial[threadIdx.x] += partial[threadIdx.x + s];
+    __syncthreads();
+  }
+  float inv = rsqrtf(partial[0] / h + eps);
+  for (int i = threadIdx.x; i < h; i += blockDim.x)
+    out[static_cast<size_t>(blockIdx.x) * h + i] =
+        __float2bfloat16(__bfloat162float(row[i]) * inv * __bfloat162float(w[i]));
+}
+
+void rms_norm(at::Tensor &out, const at::Tensor &x, const at::Tensor &w, double eps) {
+  static cudaStream_t side = nullptr;
+  if (!side)
+    C10_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+  int t = x.size(0), h = x.size(1);
+  rms_norm_kernel<<<t, 256, 256 * sizeof(float), side>>>(
+      reinterpret_cast<__nv_bfloat16 *>(out.data_ptr()),
+      reinterpret_cast<const __nv_bfloat16 *>(x.data_ptr()),
+      reinterpret_cast<const __nv_bfloat16 *>(w.data_ptr()), h, static_cast<float>(eps));
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
