@@ -87,11 +87,13 @@ bool isFree(Operation *op) {
   return false;
 }
 
+/// Math-dialect functions of floating-point values (exp, rsqrt, tanh, ...).
 bool isSpecial(Operation *op) {
   return op->getDialect() &&
          op->getDialect()->getNamespace() ==
              math::MathDialect::getDialectNamespace() &&
-         !vectorFlops(op);
+         !vectorFlops(op) && op->getNumResults() == 1 &&
+         isa<FloatType>(getElementTypeOrSelf(op->getResult(0).getType()));
 }
 
 /// Strips extf/truncf conversions.
