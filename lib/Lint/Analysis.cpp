@@ -172,9 +172,16 @@ SubmissionResult atrex::lint::analyze(const Model &M, const Policy &P,
   for (const FunctionNode *E : Ctx.Entries)
     if (E->Key != staticInitKey())
       R.Entries.push_back(E->Name);
+  std::set<std::string> Instantiated;
+  for (auto &KV : M.Functions)
+    if (!KV.second.PatternKey.empty())
+      Instantiated.insert(KV.second.PatternKey);
   for (auto &KV : M.Functions) {
     const FunctionNode &F = KV.second;
     if (!F.IsKernel || !F.HasBody)
+      continue;
+    // A template is listed through its instances, or alone if it has none.
+    if (F.IsTemplatePattern && Instantiated.count(F.Key))
       continue;
     KernelInfo K;
     K.Name = F.Display.empty() ? F.Name : F.Display;

@@ -159,7 +159,13 @@ static void commonArguments(std::vector<std::string> &A, Lang L,
     break;
   case Lang::Hip:
     A.insert(A.end(), {"-x", "hip", "--offload-host-only", "-nogpuinc",
-                       "-nogpulib", "-D__HIP_PLATFORM_AMD__=1"});
+                       "-nogpulib", "-D__HIP_PLATFORM_AMD__=1",
+                       // HIP 5.x headers use a macro newer clangs dropped,
+                       // and include clang's wrappers relative to its
+                       // resource directory.
+                       "-D__AMDGCN_WAVEFRONT_SIZE=64"});
+    if (!TC.ResourceDir.empty())
+      A.push_back("-isystem" + TC.ResourceDir);
     if (!TC.HipInclude.empty() && TC.HipInclude != "/usr/include")
       A.push_back("-isystem" + TC.HipInclude);
     break;

@@ -102,6 +102,7 @@ public:
         llvm::to_underlying(PrintingPolicy::SuppressInlineNamespaceMode::All);
     PP.SuppressTemplateArgsInCXXConstructors = true;
     PP.FullyQualifiedName = true;
+    PP.SuppressTagKeyword = true;
   }
 
   bool shouldVisitTemplateInstantiations() const { return true; }
