@@ -119,6 +119,7 @@ int main(int argc, char **argv) {
   }
   if (worker.empty())
     worker = (fs::path(argv[0]).parent_path() / "atrex-gate-worker").string();
+  worker = fs::absolute(worker).string();
   if (!fs::exists(worker)) {
     std::cerr << "atrex-gate: error: worker '" << worker << "' not found (use --worker)\n";
     return 2;
@@ -277,6 +278,9 @@ int main(int argc, char **argv) {
       } else if (haveReport && rep.has("status") && child.end == ChildResult::End::Exited) {
         status = rep.getString("status", "error");
         reason = rep.getString("reason", "") + (rep.has("reason") ? "" : child.reason());
+      } else if (child.end == ChildResult::End::SpawnFailed) {
+        status = "error";
+        reason = "setup: " + child.reason();
       } else {
         status = "fail";
         reason = stage + ": " + child.reason();
