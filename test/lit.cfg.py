@@ -30,6 +30,8 @@ config.substitutions.append(("%atrex_src", config.atrex_src_root))
 config.substitutions.append(("%atrex_bin", config.atrex_obj_root))
 config.substitutions.append(("%python", config.python_executable))
 
+config.environment["ATREX_PYTHON"] = config.python_executable
+
 # Features from the toolchain atrex-lint detects.
 lint = os.path.join(config.atrex_tools_dir, "atrex-lint")
 if os.path.exists(lint):
