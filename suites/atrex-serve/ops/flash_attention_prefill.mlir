@@ -33,6 +33,11 @@ func.func @flash_attention_prefill(
     %scale: f32 {atrex.name = "scale"})
     -> (tensor<?x?x?xbf16> {atrex.name = "out", atrex.dims = ["T", "Hq", "D"]})
     attributes {atrex.operator = "flash_attention_prefill",
+    atrex.examples = [
+      {name = "t8192-b4", phase = "prefill", shape = {T = 8192, B = 4, Hq = 32, Hk = 8, D = 128},
+       facts = {cu_seqlens = [0, 2048, 4096, 6144, 8192]}},
+      {name = "t16384-b1", phase = "prefill", shape = {T = 16384, B = 1, Hq = 64, Hk = 8, D = 128},
+       facts = {cu_seqlens = [0, 16384]}}],
                 atrex.fixed_inputs = {max_seqlen = "*"}} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

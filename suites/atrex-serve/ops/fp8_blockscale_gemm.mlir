@@ -19,7 +19,10 @@ func.func @fp8_blockscale_gemm(
     %wq: tensor<?x?xf8E4M3FN> {atrex.name = "wq", atrex.dims = ["N", "K"]},
     %sw: tensor<?x?xf32> {atrex.name = "sw", atrex.dims = ["N/128", "K/128"]})
     -> (tensor<?x?xbf16> {atrex.name = "out", atrex.dims = ["M", "N"]})
-    attributes {atrex.operator = "fp8_blockscale_gemm"} {
+    attributes {atrex.operator = "fp8_blockscale_gemm",
+    atrex.examples = [
+      {name = "decode-m64", phase = "decode", shape = {M = 64, N = 24576, K = 1536}},
+      {name = "prefill-m8192", phase = "prefill", shape = {M = 8192, N = 7168, K = 18432}}]} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %zero = arith.constant 0.0 : f32

@@ -13,7 +13,10 @@ func.func @fused_add_rms_norm(
     %eps: f32 {atrex.name = "eps"})
     -> (tensor<?x?xbf16> {atrex.name = "x_out", atrex.dims = ["T", "H"]},
         tensor<?x?xbf16> {atrex.name = "residual_out", atrex.dims = ["T", "H"]})
-    attributes {atrex.operator = "fused_add_rms_norm"} {
+    attributes {atrex.operator = "fused_add_rms_norm",
+    atrex.examples = [
+      {name = "decode-t64", phase = "decode", shape = {T = 64, H = 4096}},
+      {name = "prefill-t8192", phase = "prefill", shape = {T = 8192, H = 8192}}]} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %zero = arith.constant 0.0 : f32

@@ -27,7 +27,12 @@ func.func @fused_moe(
     %topk_weights: tensor<?x?xf32> {atrex.name = "topk_weights", atrex.dims = ["T", "K"]},
     %topk_ids: tensor<?x?xi32> {atrex.name = "topk_ids", atrex.dims = ["T", "K"]})
     -> (tensor<?x?xbf16> {atrex.name = "out", atrex.dims = ["T", "H"]})
-    attributes {atrex.operator = "fused_moe"} {
+    attributes {atrex.operator = "fused_moe",
+    atrex.examples = [
+      {name = "decode-t64", phase = "decode", shape = {T = 64, H = 2048, E = 128, I = 768, K = 8},
+       facts = {topk_ids = {iota = {mod = 128}}}},
+      {name = "prefill-t8192", phase = "prefill", shape = {T = 8192, H = 2048, E = 128, I = 768, K = 8},
+       facts = {topk_ids = {iota = {mod = 128}}}}]} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index

@@ -9,7 +9,10 @@ func.func @gemm_bf16(
     %x: tensor<?x?xbf16> {atrex.name = "x", atrex.dims = ["M", "K"]},
     %w: tensor<?x?xbf16> {atrex.name = "w", atrex.dims = ["N", "K"]})
     -> (tensor<?x?xbf16> {atrex.name = "out", atrex.dims = ["M", "N"]})
-    attributes {atrex.operator = "gemm_bf16"} {
+    attributes {atrex.operator = "gemm_bf16",
+    atrex.examples = [
+      {name = "decode-m64", phase = "decode", shape = {M = 64, N = 28672, K = 4096}},
+      {name = "prefill-m8192", phase = "prefill", shape = {M = 8192, N = 28672, K = 4096}}]} {
   %c0 = arith.constant 0 : index
   %zero = arith.constant 0.0 : f32
   %m = tensor.dim %x, %c0 : tensor<?x?xbf16>

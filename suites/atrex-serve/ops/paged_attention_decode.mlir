@@ -31,7 +31,12 @@ func.func @paged_attention_decode(
     %context_lens: tensor<?xi32> {atrex.name = "context_lens", atrex.dims = ["B"]},
     %scale: f32 {atrex.name = "scale"})
     -> (tensor<?x?x?xbf16> {atrex.name = "out", atrex.dims = ["B", "Hq", "D"]})
-    attributes {atrex.operator = "paged_attention_decode"} {
+    attributes {atrex.operator = "paged_attention_decode",
+    atrex.examples = [
+      {name = "b64-ctx4k", phase = "decode", shape = {B = 64, Hq = 32, Hk = 8, D = 128, NB = 16385, BS = 16, MB = 256},
+       facts = {context_lens = {fill = 4096}, block_tables = {iota = {}}}},
+      {name = "b8-ctx32k", phase = "decode", shape = {B = 8, Hq = 64, Hk = 8, D = 128, NB = 16385, BS = 16, MB = 2048},
+       facts = {context_lens = {fill = 32768}, block_tables = {iota = {}}}}]} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index

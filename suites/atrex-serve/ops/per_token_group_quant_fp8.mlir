@@ -12,6 +12,9 @@ func.func @per_token_group_quant_fp8(
     -> (tensor<?x?xf8E4M3FN> {atrex.name = "out_q", atrex.dims = ["T", "H"]},
         tensor<?x?xf32> {atrex.name = "out_s", atrex.dims = ["T", "H/128"]})
     attributes {atrex.operator = "per_token_group_quant_fp8",
+    atrex.examples = [
+      {name = "decode-t64", phase = "decode", shape = {T = 64, H = 7168}},
+      {name = "prefill-t8192", phase = "prefill", shape = {T = 8192, H = 7168}}],
                 atrex.fixed_inputs = {group_size = 128 : i64}} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -16,6 +16,11 @@ func.func @rotary_embedding(
     -> (tensor<?x?xbf16> {atrex.name = "query_out", atrex.dims = ["T", "Hq*D"]},
         tensor<?x?xbf16> {atrex.name = "key_out", atrex.dims = ["T", "Hk*D"]})
     attributes {atrex.operator = "rotary_embedding",
+    atrex.examples = [
+      {name = "decode-t64", phase = "decode", shape = {T = 64, Hq = 32, Hk = 8, D = 128, P = 131072},
+       facts = {positions = {iota = {start = 4000}}}},
+      {name = "prefill-t8192", phase = "prefill", shape = {T = 8192, Hq = 32, Hk = 8, D = 128, P = 131072},
+       facts = {positions = {iota = {}}}}],
                 atrex.fixed_inputs = {head_size = "D", is_neox = 1 : i64}} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -5,7 +5,10 @@
 func.func @silu_and_mul(
     %x: tensor<?x?xbf16> {atrex.name = "x", atrex.dims = ["T", "2*D"]})
     -> (tensor<?x?xbf16> {atrex.name = "out", atrex.dims = ["T", "D"]})
-    attributes {atrex.operator = "silu_and_mul"} {
+    attributes {atrex.operator = "silu_and_mul",
+    atrex.examples = [
+      {name = "decode-t64", phase = "decode", shape = {T = 64, D = 14336}},
+      {name = "prefill-t8192", phase = "prefill", shape = {T = 8192, D = 14336}}]} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index

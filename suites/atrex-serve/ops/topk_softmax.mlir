@@ -18,6 +18,9 @@ func.func @topk_softmax(
     -> (tensor<?x?xf32> {atrex.name = "topk_weights", atrex.dims = ["T", "K"]},
         tensor<?x?xi32> {atrex.name = "topk_ids", atrex.dims = ["T", "K"]})
     attributes {atrex.operator = "topk_softmax",
+    atrex.examples = [
+      {name = "decode-t64", phase = "decode", shape = {T = 64, E = 128, K = 8, R = 1}},
+      {name = "prefill-t8192", phase = "prefill", shape = {T = 8192, E = 128, K = 8, R = 1}}],
                 atrex.fixed_inputs = {renormalize = "R"}} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -1,0 +1,379 @@
+//===- atrex-roofline.cpp - semantic rooflines per problem and GPU --------===//
+//
+// For each problem (operator + shape + facts) and each GPU of the hardware
+// table: FLOPs per engine and dtype, compulsory bytes, arithmetic intensity,
+// regime and T_roofline under the datasheet and measured ceilings.
+//
+//   atrex-roofline [--ops DIR] [--op NAME [--shape K=V,... [--facts F]]]
+//                  [--hw hw/gpus.json] [--gpu NAME|all] [--format text|json]
+//
+// Without --shape, the problems are the `atrex.examples` of each definition.
+// See docs/roofline.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Roofline.h"
+
+#include "atrex/Passes/SemanticWork.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string>
+    opsDir("ops", cl::desc("Folder of operator definitions (*.mlir)"),
+           cl::init("suites/atrex-serve/ops"));
+static cl::opt<std::string> opName("op", cl::desc("Only this operator"));
+static cl::opt<std::string>
+    shapeOpt("shape", cl::desc("One problem of --op: K=V,... instead of the "
+                               "operator's atrex.examples"));
+static cl::opt<std::string>
+    factsOpt("facts", cl::desc("Facts (JSON) of the --shape problem"));
+static cl::opt<std::string> hwPath("hw", cl::desc("Hardware table"),
+                                   cl::init("hw/gpus.json"));
+static cl::opt<std::string> gpuOpt("gpu", cl::desc("GPU name or 'all'"),
+                                   cl::init("all"));
+static cl::opt<std::string> formatOpt("format", cl::desc("text or json"),
+                                      cl::init("text"));
+
+namespace {
+struct Problem {
+  std::string name;
+  std::string phase;
+  llvm::StringMap<int64_t> dims;
+  std::string factsJSON = "{}";
+};
+
+struct Row {
+  std::string gpu;
+  std::string problem;
+  std::string phase;
+  atrex::SemanticWork work;
+  atrex::RooflineTime datasheet;
+  std::optional<atrex::RooflineTime> measured;
+};
+
+llvm::json::Value attrToJSON(Attribute attr) {
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return i.getInt();
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getValueAsDouble();
+  if (auto s = dyn_cast<StringAttr>(attr))
+    return s.str();
+  if (isa<UnitAttr>(attr))
+    return true;
+  if (auto a = dyn_cast<ArrayAttr>(attr)) {
+    llvm::json::Array array;
+    for (Attribute element : a)
+      array.push_back(attrToJSON(element));
+    return array;
+  }
+  if (auto d = dyn_cast<DictionaryAttr>(attr)) {
+    llvm::json::Object object;
+    for (NamedAttribute entry : d)
+      object[entry.getName().str()] = attrToJSON(entry.getValue());
+    return object;
+  }
+  return nullptr;
+}
+
+llvm::Expected<std::vector<Problem>> problemsOf(func::FuncOp func) {
+  std::vector<Problem> problems;
+  if (!shapeOpt.empty()) {
+    Problem p;
+    p.name = "custom";
+    llvm::SmallVector<std::string> bindings;
+    llvm::SmallVector<llvm::StringRef> parts;
+    llvm::StringRef(shapeOpt).split(parts, ',', -1, false);
+    for (llvm::StringRef part : parts)
+      bindings.push_back(part.str());
+    auto dims = atrex::parseDimBindings(bindings);
+    if (!dims)
+      return dims.takeError();
+    p.dims = std::move(*dims);
+    if (!factsOpt.empty()) {
+      auto buffer = llvm::MemoryBuffer::getFile(factsOpt);
+      if (!buffer)
+        return llvm::createStringError("cannot read facts file '" + factsOpt +
+                                       "'");
+      p.factsJSON = (*buffer)->getBuffer().str();
+    }
+    problems.push_back(std::move(p));
+    return problems;
+  }
+  auto examples = func->getAttrOfType<ArrayAttr>("atrex.examples");
+  if (!examples)
+    return llvm::createStringError("operator '" + func.getSymName() +
+                                   "' has no atrex.examples; give --op and "
+                                   "--shape");
+  for (Attribute attr : examples) {
+    auto example = dyn_cast<DictionaryAttr>(attr);
+    auto shape = example ? example.getAs<DictionaryAttr>("shape") : nullptr;
+    if (!shape)
+      return llvm::createStringError("operator '" + func.getSymName() +
+                                     "': each atrex.examples entry needs a "
+                                     "'shape' dictionary");
+    Problem p;
+    if (auto name = example.getAs<StringAttr>("name"))
+      p.name = name.str();
+    if (auto phase = example.getAs<StringAttr>("phase"))
+      p.phase = phase.str();
+    for (NamedAttribute dim : shape) {
+      auto value = dyn_cast<IntegerAttr>(dim.getValue());
+      if (!value)
+        return llvm::createStringError("operator '" + func.getSymName() +
+                                       "': shape entries must be integers");
+      p.dims[dim.getName()] = value.getInt();
+    }
+    if (auto facts = example.get("facts")) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << attrToJSON(facts);
+      p.factsJSON = text;
+    }
+    problems.push_back(std::move(p));
+  }
+  return problems;
+}
+
+std::string flopString(const std::map<std::string, uint64_t> &flops) {
+  std::string text;
+  for (const auto &entry : flops)
+    text += (text.empty() ? "" : " ") + entry.first + ":" +
+            llvm::formatv("{0:e2}", static_cast<double>(entry.second)).str();
+  return text.empty() ? "-" : text;
+}
+
+llvm::json::Value rowToJSON(const Row &row) {
+  llvm::json::Object shape;
+  for (const auto &dim : row.work.shape)
+    shape[dim.first] = dim.second;
+  llvm::json::Object flops;
+  for (const auto &engine : row.work.flops) {
+    llvm::json::Object dtypes;
+    for (const auto &dtype : engine.second)
+      dtypes[dtype.first] = static_cast<int64_t>(dtype.second);
+    flops[engine.first] = std::move(dtypes);
+  }
+  flops["total"] = static_cast<int64_t>(row.work.totalFlops());
+  llvm::json::Object special;
+  for (const auto &fn : row.work.special)
+    special[fn.first] = static_cast<int64_t>(fn.second);
+  const atrex::RooflineTime &primary =
+      row.measured ? *row.measured : row.datasheet;
+  double bytes = static_cast<double>(row.work.totalBytes());
+  return llvm::json::Object{
+      {"operator", row.work.operatorName},
+      {"problem", row.problem},
+      {"phase", row.phase},
+      {"gpu", row.gpu},
+      {"shape", std::move(shape)},
+      {"flops", std::move(flops)},
+      {"special", std::move(special)},
+      {"bytes", static_cast<int64_t>(row.work.totalBytes())},
+      {"bytes_read", static_cast<int64_t>(row.work.bytesRead)},
+      {"bytes_written", static_cast<int64_t>(row.work.bytesWritten)},
+      {"intensity",
+       bytes > 0 ? static_cast<double>(row.work.totalFlops()) / bytes : 0.0},
+      {"regime", primary.memoryBound() ? "memory" : "compute"},
+      {"ceiling", row.measured ? "measured" : "datasheet"},
+      {"t_roofline_s", primary.seconds()},
+      {"t_roofline_datasheet_s", row.datasheet.seconds()},
+      {"t_roofline_measured_s",
+       row.measured ? llvm::json::Value(row.measured->seconds())
+                    : llvm::json::Value(nullptr)},
+      {"regime_datasheet", row.datasheet.memoryBound() ? "memory" : "compute"},
+      {"t_compute_s", primary.computeSeconds},
+      {"t_memory_s", primary.memorySeconds}};
+}
+
+void printText(llvm::raw_ostream &os, const std::vector<atrex::GpuSpec> &gpus,
+               const std::vector<Row> &rows) {
+  for (const atrex::GpuSpec &gpu : gpus) {
+    os << "GPU " << gpu.name << " (" << gpu.fullName << "): datasheet "
+       << llvm::format("%.2f", gpu.datasheet.bandwidth / 1e12) << " TB/s";
+    if (gpu.measured)
+      os << ", measured "
+         << llvm::format("%.2f", gpu.measured->bandwidth / 1e12) << " TB/s";
+    else
+      os << ", no measured profile (T_measured = -)";
+    os << "\n";
+    os << llvm::format("%-26s %-14s %-28s %-12s %-10s %-10s %-8s %-8s "
+                       "%11s %11s\n",
+                       "operator", "problem", "matrix FLOP", "vector FLOP",
+                       "special", "bytes", "FLOP/B", "regime", "T_ds [us]",
+                       "T_meas [us]");
+    for (const Row &row : rows) {
+      if (row.gpu != gpu.name)
+        continue;
+      auto engine = [&](const char *name) {
+        auto it = row.work.flops.find(name);
+        return it == row.work.flops.end()
+                   ? std::string("-")
+                   : flopString(it->second);
+      };
+      uint64_t special = 0;
+      for (const auto &fn : row.work.special)
+        special += fn.second;
+      double bytes = static_cast<double>(row.work.totalBytes());
+      const atrex::RooflineTime &primary =
+          row.measured ? *row.measured : row.datasheet;
+      std::string measured =
+          row.measured
+              ? llvm::formatv("{0:f3}", row.measured->seconds() * 1e6).str()
+              : "-";
+      os << llvm::format(
+          "%-26s %-14s %-28s %-12s %-10s %-10s %-8s %-8s %11s %11s\n",
+          row.work.operatorName.c_str(), row.problem.c_str(),
+          engine("matrix").c_str(), engine("vector").c_str(),
+          llvm::formatv("{0:e2}", static_cast<double>(special)).str().c_str(),
+          llvm::formatv("{0:e2}", bytes).str().c_str(),
+          llvm::formatv("{0:f2}", bytes > 0 ? row.work.totalFlops() / bytes
+                                            : 0.0)
+              .str()
+              .c_str(),
+          primary.memoryBound() ? "memory" : "compute",
+          llvm::formatv("{0:f3}", row.datasheet.seconds() * 1e6).str().c_str(),
+          measured.c_str());
+    }
+    os << "\n";
+  }
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "atrex roofline: semantic work and roofline "
+                              "times per problem and GPU\n");
+  auto fail = [](const llvm::Twine &message) {
+    llvm::errs() << "atrex-roofline: error: " << message << "\n";
+    return 1;
+  };
+  if (formatOpt != "text" && formatOpt != "json")
+    return fail("--format must be text or json");
+  if (!shapeOpt.empty() && opName.empty())
+    return fail("--shape needs --op");
+  if (!factsOpt.empty() && shapeOpt.empty())
+    return fail("--facts needs --shape (examples carry their own facts)");
+
+  auto table = atrex::loadHardwareTable(hwPath);
+  if (!table)
+    return fail(llvm::toString(table.takeError()));
+  std::vector<atrex::GpuSpec> gpus;
+  for (atrex::GpuSpec &gpu : *table)
+    if (gpuOpt == "all" || gpu.name == gpuOpt)
+      gpus.push_back(gpu);
+  if (gpus.empty()) {
+    std::string known;
+    for (const atrex::GpuSpec &gpu : *table)
+      known += (known.empty() ? "" : ", ") + gpu.name;
+    return fail("no GPU '" + gpuOpt + "' in " + hwPath + " (known: " + known +
+                ")");
+  }
+
+  std::error_code ec;
+  std::vector<std::string> files;
+  for (llvm::sys::fs::directory_iterator it(opsDir, ec), end;
+       it != end && !ec; it.increment(ec))
+    if (llvm::sys::path::extension(it->path()) == ".mlir")
+      files.push_back(it->path());
+  if (ec)
+    return fail("cannot list '" + opsDir + "': " + ec.message());
+  llvm::sort(files);
+
+  DialectRegistry registry;
+  registry.insert<arith::ArithDialect, func::FuncDialect,
+                  linalg::LinalgDialect, math::MathDialect, scf::SCFDialect,
+                  tensor::TensorDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::vector<Row> rows;
+  bool foundOp = false;
+  for (const std::string &file : files) {
+    llvm::SourceMgr sourceMgr;
+    SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+    OwningOpRef<ModuleOp> module =
+        parseSourceFile<ModuleOp>(file, sourceMgr, &context);
+    if (!module)
+      return fail("cannot parse '" + file + "'");
+    for (auto func : module->getOps<func::FuncOp>()) {
+      auto op = func->getAttrOfType<StringAttr>("atrex.operator");
+      if (!op || (!opName.empty() && op.getValue() != opName))
+        continue;
+      foundOp = true;
+      auto problems = problemsOf(func);
+      if (!problems)
+        return fail(llvm::toString(problems.takeError()));
+      for (const Problem &problem : *problems) {
+        OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());
+        auto instance = copy->lookupSymbol<func::FuncOp>(func.getSymName());
+        if (auto err = atrex::instantiateShape(instance, problem.dims)) {
+          atrex::emitErrorAsDiagnostic(std::move(err), instance.getLoc());
+          return 1;
+        }
+        auto facts = atrex::Facts::fromJSON(problem.factsJSON);
+        if (!facts)
+          return fail(llvm::toString(facts.takeError()));
+        auto work = atrex::countSemanticWork(instance, *facts);
+        if (!work) {
+          atrex::emitErrorAsDiagnostic(work.takeError(), instance.getLoc());
+          return 1;
+        }
+        for (const atrex::GpuSpec &gpu : gpus) {
+          Row row;
+          row.gpu = gpu.name;
+          row.problem = problem.name;
+          row.phase = problem.phase;
+          row.work = *work;
+          auto ds = atrex::rooflineTime(*work, gpu.datasheet, gpu.name);
+          if (!ds)
+            return fail(llvm::toString(ds.takeError()));
+          row.datasheet = *ds;
+          if (gpu.measured) {
+            auto m = atrex::rooflineTime(*work, *gpu.measured, gpu.name);
+            if (!m)
+              return fail(llvm::toString(m.takeError()));
+            row.measured = *m;
+          }
+          rows.push_back(std::move(row));
+        }
+      }
+    }
+  }
+  if (!foundOp)
+    return fail(opName.empty() ? "no operator definitions in '" + opsDir + "'"
+                               : "no operator '" + opName + "' in '" + opsDir +
+                                     "'");
+
+  if (formatOpt == "json") {
+    llvm::json::Array array;
+    for (const Row &row : rows)
+      array.push_back(rowToJSON(row));
+    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(array)))
+                 << "\n";
+    return 0;
+  }
+  printText(llvm::outs(), gpus, rows);
+  return 0;
+}
