@@ -28,7 +28,7 @@ for var in ("CUDA_PATH", "CUDA_HOME", "ROCM_PATH", "HOME", "ATREX_PYTHON",
 
 config.substitutions.append(("%atrex_src", config.atrex_src_root))
 config.substitutions.append(("%atrex_bin", config.atrex_obj_root))
-config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%atrex_python", config.python_executable))
 
 config.environment["ATREX_PYTHON"] = config.python_executable
 

@@ -1,0 +1,4 @@
+#pragma once
+#ifndef USE_FAST
+#define USE_FAST 0
+#endif

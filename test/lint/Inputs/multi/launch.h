@@ -1,0 +1,2 @@
+#pragma once
+void launch_silu_mul(const float *x, float *y, int d);

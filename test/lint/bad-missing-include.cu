@@ -1,0 +1,7 @@
+// A missing local header is named, with a hint.
+// RUN: not atrex-lint --no-snippets %s 2>&1 | FileCheck %s
+// CHECK: bad-missing-include.cu:[[@LINE+1]]:10: fatal error: 'kernels/common.cuh' file not found
+#include "kernels/common.cuh"
+__global__ void k(float *x) { x[0] = 0; }
+void entry(float *x) { k<<<1, 1>>>(x); }
+// CHECK: verdict: unknown ({{.*}}'kernels/common.cuh' file not found (missing include directory: pass it after '--' as -I<dir>))
