@@ -15,7 +15,7 @@ log="$OUT/log.txt"
   ls $B/bin
 } >>"$log" 2>&1
 G="$B/bin/atrex-gate --cache /tmp/atrex-cache"
-if [[ $what == all || $what == tests ]]; then
+if [[ $what == tests ]]; then
   { for t in $B/test/unit/*Tests; do [ -x "$t" ] && "$t" --gtest_brief=1 2>&1 | tail -4; done; } >>"$log" 2>&1
 fi
 if [[ $what == all || $what == examples ]]; then
@@ -32,7 +32,7 @@ if [[ $what == all || $what == timing ]]; then
   $G --plan examples/gate/plan-timing.json --out "$OUT/gate-timing.jsonl" >>"$log" 2>&1
   for i in 0 1 2; do
     echo "== ncu shard $i/3" >>"$OUT/ncu.csv"
-    ncu --target-processes all --clock-control none --cache-control all \
+    ATREX_GATE_NO_ATTRIBUTION=1 timeout 150 ncu --target-processes all --clock-control none --cache-control all \
       -k regex:'rms_norm_kernel|silu_and_mul_kernel|gemm_bf16_kernel' --launch-skip 5 --launch-count 20 \
       --metrics gpu__time_duration.sum --csv \
       $G --plan examples/gate/plan-timing.json --out "$OUT/gate-timing-under-ncu.jsonl" --shard $i/3 \

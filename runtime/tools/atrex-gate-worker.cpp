@@ -24,7 +24,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <csignal>
 #include <dlfcn.h>
+#include <execinfo.h>
 #include <iostream>
 #include <random>
 #include <unistd.h>
@@ -303,9 +306,31 @@ double medianRelErr(std::vector<double> v) {
   return med > 0 ? (v[hi] - v[lo]) / 2 / med : INFINITY;
 }
 
+// A crash in the candidate (or here) ends the process; leave a backtrace on
+// stderr so the parent's "last stderr line" and stderr_tail say where.
+void crashHandler(int sig) {
+  void *frames[64];
+  int n = backtrace(frames, 64);
+  const char msg[] = "atrex-gate-worker: fatal signal; backtrace:\n";
+  if (write(2, msg, sizeof(msg) - 1) < 0) {
+  }
+  backtrace_symbols_fd(frames, n, 2);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+bool gTrace = false;
+void trace(const std::string &what) {
+  if (gTrace)
+    std::cerr << "atrex-gate-worker: " << what << std::endl;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
+  for (int sig : {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL})
+    signal(sig, crashHandler);
+  gTrace = std::getenv("ATREX_GATE_TRACE") != nullptr;
   std::string jobPath;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -336,7 +361,11 @@ int main(int argc, char **argv) {
     finish("error", "setup", "no seed on stdin");
   // Attribution first: before the first CUDA call of the process.
   std::string attrError;
-  bool attributed = attr::start(own, ATREX_RT_SANITIZER_LIB, attrError);
+  bool attributed = false;
+  if (const char *off = std::getenv("ATREX_GATE_NO_ATTRIBUTION"); off && *off && *off != '0')
+    attrError = "disabled by ATREX_GATE_NO_ATTRIBUTION";
+  else
+    attributed = attr::start(own, ATREX_RT_SANITIZER_LIB, attrError);
   attr::setGateThread();
   Json attribution = Json::object();
   attribution.set("available", attributed);
@@ -402,7 +431,9 @@ int main(int argc, char **argv) {
   bool allOk = true;
   std::string firstFailure;
   {
+    trace("generate");
     TensorMap inA = generateInputs(*w.spec, w.shape, mix(seed, 1), w.device);
+    trace("generated");
     TensorMap scalars = scalarsOf(*w.spec, inA);
     Args prev;
     // Every trial's buffers stay alive to the end of the stage, so that "new
@@ -435,13 +466,16 @@ int main(int argc, char **argv) {
         in = generateInputs(*w.spec, w.shape, mix(seed, 10 + t), w.device);
         a = w.makeArgs(in);
       }
+      trace("trial " + std::to_string(t) + " " + kind + ": bind");
       w.bind(a, scalars);
       TensorMap before = w.snapshot(a, scalars);
+      trace("trial " + std::to_string(t) + ": call");
       checkCuda("correctness", "before trial " + std::to_string(t));
       std::string err = w.call(a, attr::Region::Correctness);
       if (!err.empty())
         finish("fail", "correctness", "trial " + std::to_string(t) + " (" + kind + "): " + err);
       checkCuda("correctness", "after the entry returned in trial " + std::to_string(t) + " (" + kind + ")");
+      trace("trial " + std::to_string(t) + ": check");
       bool ok = true;
       Json tj = w.check(a, before, ok);
       tj.set("trial", t);
