@@ -543,10 +543,9 @@ void Model::merge(Model &&O) {
     Globals.emplace(KV.first, std::move(KV.second));
 }
 
-Expected<std::vector<SubmissionResult>>
-atrex::lint::runLint(const LintOptions &Opts, const Policy &P) {
+static Expected<std::unique_ptr<CompilationDatabase>>
+loadDatabase(const LintOptions &Opts) {
   std::unique_ptr<CompilationDatabase> Base;
-  std::vector<std::string> Files = Opts.Files;
   if (!Opts.CompileCommands.empty()) {
     std::string Err;
     StringRef CC = Opts.CompileCommands;
@@ -560,9 +559,29 @@ atrex::lint::runLint(const LintOptions &Opts, const Policy &P) {
                                "atrex-lint: cannot load compilation database "
                                "'%s': %s",
                                CC.str().c_str(), Err.c_str());
-    if (Files.empty())
-      Files = Base->getAllFiles();
   }
+  return std::move(Base);
+}
+
+Expected<std::vector<std::string>>
+atrex::lint::commandFor(StringRef File, const LintOptions &Opts) {
+  Expected<std::unique_ptr<CompilationDatabase>> Base = loadDatabase(Opts);
+  if (!Base)
+    return Base.takeError();
+  LintDatabase DB(Base->get(), Opts.ExtraArgs, Opts.CompilerWarnings,
+                  /*PCH=*/nullptr);
+  return DB.getCompileCommands(File).front().CommandLine;
+}
+
+Expected<std::vector<SubmissionResult>>
+atrex::lint::runLint(const LintOptions &Opts, const Policy &P) {
+  Expected<std::unique_ptr<CompilationDatabase>> BaseOr = loadDatabase(Opts);
+  if (!BaseOr)
+    return BaseOr.takeError();
+  std::unique_ptr<CompilationDatabase> Base = std::move(*BaseOr);
+  std::vector<std::string> Files = Opts.Files;
+  if (Base && Files.empty())
+    Files = Base->getAllFiles();
   if (Files.empty())
     return createStringError(inconvertibleErrorCode(),
                              "atrex-lint: no input files");

@@ -286,7 +286,14 @@ public:
     S.Device = VD->hasAttr<CUDADeviceAttr>();
     StringRef T = S.Type;
     QualType QT = VD->getType();
-    S.Risky = (QT->isPointerType() && !QT->isFunctionPointerType()) ||
+    // Opaque handles (pointers to incomplete structs: cudaStream_t,
+    // cublasHandle_t) name library objects, not data that could be a cached
+    // output.
+    bool Handle = QT->isPointerType() &&
+                  QT->getPointeeType()->isIncompleteType() &&
+                  QT->getPointeeType()->isRecordType();
+    S.Risky = (QT->isPointerType() && !QT->isFunctionPointerType() &&
+               !Handle) ||
               T.contains("Tensor") ||
               T.contains("map<") || T.contains("set<") ||
               T.contains("vector<") || T.contains("list<") ||

@@ -66,6 +66,10 @@ static cl::opt<bool> NoPCH(
     cl::desc("Do not precompile torch header prefixes (cache: "
              "$ATREX_CACHE_DIR/pch or ~/.cache/atrex/pch)"),
     cl::cat(Cat));
+static cl::opt<bool> PrintCommand(
+    "print-command",
+    cl::desc("Print the clang command line used for each input and exit"),
+    cl::cat(Cat));
 static cl::opt<bool> DumpPolicy("dump-policy",
                                 cl::desc("Print the effective policy"),
                                 cl::cat(Cat));
@@ -135,6 +139,15 @@ int main(int argc, char **argv) {
   Opts.Color = UseColor;
   if (!NoPCH)
     Opts.PCHDir = defaultPCHDir();
+  if (PrintCommand) {
+    for (const std::string &F : Opts.Files) {
+      std::vector<std::string> CL = Exit(commandFor(F, Opts));
+      for (size_t I = 0; I < CL.size(); ++I)
+        outs() << (I ? " " : "") << CL[I];
+      outs() << "\n";
+    }
+    return 0;
+  }
   std::vector<SubmissionResult> Results = Exit(runLint(Opts, P));
 
   std::error_code EC;

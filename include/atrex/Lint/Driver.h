@@ -60,6 +60,11 @@ struct LintOptions {
 /// $XDG_CACHE_HOME/atrex/pch, else ~/.cache/atrex/pch.
 std::string defaultPCHDir();
 
+/// The clang command line atrex-lint parses \p File with (without the
+/// precompiled prefix), for --print-command and the benchmarks.
+llvm::Expected<std::vector<std::string>>
+commandFor(llvm::StringRef File, const LintOptions &Opts);
+
 /// Lints every input and returns one result per submission, in input order.
 /// Per-file problems (unreadable, does not parse, analysis crashed) are
 /// results with errors and verdict `unknown`, never lost.

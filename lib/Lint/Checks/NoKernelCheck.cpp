@@ -30,12 +30,20 @@ public:
     Finding F;
     F.Check = "atrex-no-kernel";
     // Anchor at the first entry, else at the first file.
-    for (const FunctionNode *E : Ctx.Entries)
-      if (E->Key != staticInitKey() && E->Pos.isValid()) {
+    // Prefer an entry the submission wrote over one a binding macro made.
+    for (bool AcceptGenerated : {false, true}) {
+      for (const FunctionNode *E : Ctx.Entries) {
+        if (E->Key == staticInitKey() || !E->Pos.isValid())
+          continue;
+        if (!AcceptGenerated && StringRef(E->Name).starts_with("PyInit_"))
+          continue;
         F.Pos = E->Pos;
         F.Symbol = E->Name;
         break;
       }
+      if (F.Pos.isValid())
+        break;
+    }
     if (!F.Pos.isValid() && !Ctx.M.Files.empty())
       F.Pos = {Ctx.M.Files.front(), 1, 1};
     if (Defined == 0)
