@@ -290,7 +290,10 @@ llvm::Error checkFixedInputs(func::FuncOp func, const TensorDir &dir,
     }
     if (!want || actual != static_cast<double>(*want))
       return llvm::createStringError(
-          "fixed input '" + t.name + "' is " + llvm::formatv("{0}", actual).str() +
+          "fixed input '" + t.name + "' is " +
+          (actual == static_cast<double>(static_cast<int64_t>(actual))
+               ? std::to_string(static_cast<int64_t>(actual))
+               : llvm::formatv("{0:g}", actual).str()) +
           " but the definition of '" + func.getSymName() + "' assumes " +
           (want ? llvm::Twine(*want).str() : std::string("another value")));
   }
