@@ -560,6 +560,8 @@ int main(int argc, char **argv) {
       }
     int64_t l2 = prop.l2CacheSize;
     int rotations = static_cast<int>(std::clamp<int64_t>((3 * l2 + setBytes - 1) / std::max<int64_t>(setBytes, 1), 2, 16));
+    if (!w.settings.getBool("rotate_inputs", true))
+      rotations = 1;
     while (rotations > 2 && rotations * setBytes > (20LL << 30))
       --rotations;
     std::vector<Args> sets(rotations);
@@ -619,7 +621,13 @@ int main(int argc, char **argv) {
     // start event and the first kernel.
     std::vector<std::unique_ptr<at::cuda::CUDAGraph>> graphs;
     std::string mode = "eager";
-    if (warmMedianUs < w.settings.getDouble("graph_below_us", 10)) {
+    // Only when no side stream was seen (with attribution active): work on a
+    // stream outside the capture would run once at capture time and leave an
+    // empty graph behind.
+    if (!attributed || sideStreams)
+      perf.set("graph_skipped", !attributed ? "no attribution to rule out side streams"
+                                            : "the call uses side streams");
+    else if (warmMedianUs < w.settings.getDouble("graph_below_us", 10)) {
       try {
         auto capStream = at::cuda::getStreamFromPool();
         {

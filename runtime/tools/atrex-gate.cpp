@@ -67,6 +67,7 @@ Json settingsJson(const PlanSettings &s) {
   j.set("target_rel_err", s.targetRelErr);
   j.set("graph_below_us", s.graphBelowUs);
   j.set("recheck", s.recheck);
+  j.set("rotate_inputs", s.rotateInputs);
   j.set("gpu", s.gpu);
   return j;
 }

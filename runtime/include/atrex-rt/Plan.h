@@ -48,6 +48,7 @@ struct PlanSettings {
   double targetRelErr = 0.01;
   double graphBelowUs = 10;
   int recheck = 3;
+  bool rotateInputs = true; // rotate among input sets covering 3x the L2
   std::string seedSource = "random"; // "random" or "fixed"
   uint64_t seed = 0;                 // with "fixed"
   std::string gpu;                   // expected GPU name substring (optional)

@@ -169,7 +169,7 @@ Summary summary() {
     if (key.region == 2)
       (key.own ? s.timedOwn : s.timedForeign) += count;
     if (!key.own) {
-      std::string where = "module " + hashHex(key.moduleHash);
+      std::string where = "heap image, module " + hashHex(key.moduleHash);
       for (const auto &[mod, info] : modules)
         if (info.hash == key.moduleHash && !info.library.empty())
           where = info.library;

@@ -41,7 +41,7 @@ Plan parsePlan(const Json &j, const std::string &path) {
       checkKeys(*js,
                 {"arch", "compile_s", "problem_s", "rss_mb", "file_mb", "address_space_mb",
                  "private_network", "trials", "warmup_ms", "min_reps", "max_reps",
-                 "max_timed_s", "target_rel_err", "graph_below_us", "recheck", "seed", "gpu",
+                 "max_timed_s", "target_rel_err", "graph_below_us", "recheck", "seed", "gpu", "rotate_inputs",
                  "cache_dir"},
                 path, "settings");
       s.arch = js->getString("arch", s.arch);
@@ -63,6 +63,7 @@ Plan parsePlan(const Json &j, const std::string &path) {
       s.targetRelErr = js->getDouble("target_rel_err", s.targetRelErr);
       s.graphBelowUs = js->getDouble("graph_below_us", s.graphBelowUs);
       s.recheck = static_cast<int>(js->getInt("recheck", s.recheck));
+      s.rotateInputs = js->getBool("rotate_inputs", s.rotateInputs);
       s.gpu = js->getString("gpu", "");
       s.cacheDir = js->getString("cache_dir", "");
       if (const Json *seed = js->get("seed")) {
