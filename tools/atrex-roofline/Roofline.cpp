@@ -77,6 +77,11 @@ llvm::Expected<std::vector<GpuSpec>> loadHardwareTable(llvm::StringRef path) {
       auto m = parseCeilings(*measured, "GPU '" + spec.name + "' measured");
       if (!m)
         return m.takeError();
+      // Peaks that were not measured are the datasheet's.
+      for (const auto &engine : spec.datasheet.peaks)
+        for (const auto &dtype : engine.second)
+          m->peaks[engine.first].try_emplace(dtype.first, dtype.second);
+      m->source = "measured";
       spec.measured = std::move(*m);
     }
     specs.push_back(std::move(spec));
