@@ -117,7 +117,10 @@ llvm::Expected<RooflineTime> rooflineTime(const SemanticWork &work,
       return std::nullopt;
     return d->second;
   };
+  // Engines (matrix, vector) run concurrently: the compute time is the
+  // slowest engine's, each engine's time the sum over its dtypes.
   for (const auto &engine : work.flops) {
+    double engineSeconds = 0;
     for (const auto &entry : engine.second) {
       if (entry.second == 0)
         continue;
@@ -132,8 +135,9 @@ llvm::Expected<RooflineTime> rooflineTime(const SemanticWork &work,
             "GPU '" + gpu + "' has no " + ceilings.source + " peak for " +
             engine.first + " " + dtype + " (operator '" + work.operatorName +
             "')");
-      time.computeSeconds += static_cast<double>(entry.second) / *peak;
+      engineSeconds += static_cast<double>(entry.second) / *peak;
     }
+    time.computeSeconds = std::max(time.computeSeconds, engineSeconds);
   }
   time.memorySeconds =
       static_cast<double>(work.totalBytes()) / ceilings.bandwidth;

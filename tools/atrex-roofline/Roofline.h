@@ -1,7 +1,9 @@
 //===- Roofline.h - hardware table and roofline times -----------*- C++ -*-===//
 //
 // The hardware table (hw/gpus.json, documented in docs/hardware-table.md)
-// and T_roofline = max(sum_e FLOPs_e / peak_e, bytes / bandwidth).
+// and T_roofline = max(max_e sum_d FLOPs_e,d / peak_e,d, bytes / bandwidth):
+// the matrix and vector engines run concurrently (see docs/roofline.md for
+// the H200 measurement that rules out summing over engines).
 //
 //===----------------------------------------------------------------------===//
 
