@@ -51,6 +51,8 @@ struct OpSpec {
   std::vector<ArgSpec> args;
   // Extra constraints; returns an empty string when the shape is valid.
   std::function<std::string(const ShapeMap &)> check;
+  // Keys that may be 0 (flags); all others must be positive.
+  std::vector<std::string> nonNegativeKeys = {};
 
   // The C++ prototype submissions define, e.g.
   //   void rms_norm(torch::Tensor& out, const torch::Tensor& x, ...)

@@ -24,6 +24,9 @@ Json checkTensorDirs(const OpSpec &spec, const TensorDir &ref, const TensorDir &
     };
     if (!r) {
       fail("reference directory has no output '" + name + "'");
+    } else if (r->dtype != arg.dtype) {
+      fail(std::string("reference dtype ") + dtypeName(r->dtype) + " differs from the operator's " +
+           dtypeName(arg.dtype));
     } else if (const RawTensor *c = cand.find(name); !c) {
       fail("candidate directory has no tensor '" + name + "'");
     } else if (c->dtype != r->dtype) {

@@ -153,7 +153,8 @@ std::vector<OpSpec> buildSpecs() {
         if (k(s, "R") != 0 && k(s, "R") != 1)
           return std::string("R must be 0 or 1");
         return std::string();
-      }});
+      },
+      {"R"}});
 
   v.push_back(OpSpec{
       "gemm_bf16",
@@ -342,7 +343,9 @@ void validateShape(const OpSpec &spec, const ShapeMap &shape) {
       throw std::runtime_error("operator '" + spec.name + "': shape key '" + key +
                                "' missing (keys: " + keys + "; " + spec.keyDoc + ")");
     }
-    if (it->second <= 0)
+    bool zeroOk = std::find(spec.nonNegativeKeys.begin(), spec.nonNegativeKeys.end(), key) !=
+                  spec.nonNegativeKeys.end();
+    if (it->second < 0 || (it->second == 0 && !zeroOk))
       throw std::runtime_error("operator '" + spec.name + "': shape key '" + key +
                                "' must be positive, got " + std::to_string(it->second));
   }

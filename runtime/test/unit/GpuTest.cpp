@@ -1,0 +1,64 @@
+//===- GpuTest.cpp - Tests that need a CUDA GPU ---------------------------===//
+//
+// Skipped (GTEST_SKIP, counted by lit as skipped) when no CUDA device exists.
+//
+//===----------------------------------------------------------------------===//
+#include "atrex-rt/Json.h"
+#include "atrex-rt/Ops.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+
+using namespace atrex::rt;
+
+#define REQUIRE_GPU()                                                                              \
+  if (!at::hasCUDA())                                                                              \
+  GTEST_SKIP() << "no CUDA GPU"
+
+class GpuEveryOp : public ::testing::TestWithParam<std::string> {};
+
+// The CUDA reference agrees with the CPU reference on the same inputs.
+TEST_P(GpuEveryOp, CudaReferenceMatchesCpu) {
+  REQUIRE_GPU();
+  const OpSpec &spec = *findOpSpec(GetParam());
+  TensorMap cpu = generateInputs(spec, spec.exampleShape, 21, at::Device("cpu"));
+  TensorMap gpu;
+  for (auto &[k, v] : cpu)
+    gpu[k] = v.dim() == 0 ? v : v.to(at::Device("cuda"));
+  TensorMap rc = computeReference(spec, spec.exampleShape, cpu);
+  TensorMap rg = computeReference(spec, spec.exampleShape, gpu);
+  for (const ArgSpec &a : spec.args) {
+    if (a.kind != ArgKind::OutTensor && a.kind != ArgKind::InOutTensor)
+      continue;
+    std::string n = OpSpec::outputName(a);
+    CompareResult r = compareValues(tensorToDoubles(rg.at(n)), tensorToDoubles(rc.at(n)), a.tol);
+    EXPECT_TRUE(r.ok) << n << ": " << r.reason;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GpuEveryOp,
+                         ::testing::Values("rms_norm", "fused_add_rms_norm", "silu_and_mul",
+                                           "rotary_embedding", "per_token_group_quant_fp8",
+                                           "topk_softmax", "gemm_bf16", "fp8_blockscale_gemm",
+                                           "paged_attention_decode", "flash_attention_prefill",
+                                           "fused_moe", "fp8_blockscale_fused_moe"));
+
+// End to end: compile an honest example, run it under the gate, expect adopted.
+TEST(GpuGate, HonestExampleIsAdopted) {
+  REQUIRE_GPU();
+  namespace fs = std::filesystem;
+  std::string dir = ::testing::TempDir() + "/atrex-gpu-gate";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir + "/plan.json") << R"({"schema":"atrex-gate-plan/1","settings":{"problem_s":120,
+    "max_timed_s":0.5},"submissions":[{"source":")" ATREX_SOURCE_DIR R"(/../examples/gate/rms_norm_naive.cu",
+    "operator":"rms_norm","problems":[{"shape":{"T":64,"H":1024}}]}]})";
+  std::string cmd = std::string(ATREX_BIN_DIR "/atrex-gate --quiet --plan ") + dir +
+                    "/plan.json --out " + dir + "/r.jsonl";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  Json r = Json::parse(readFile(dir + "/r.jsonl"));
+  EXPECT_EQ(r.getString("status", ""), "pass") << r.dump();
+  EXPECT_EQ(r.getString("verdict", ""), "adopted") << r.dump();
+}

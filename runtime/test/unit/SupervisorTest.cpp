@@ -1,0 +1,148 @@
+//===- SupervisorTest.cpp - Supervised children: crash, hang, memory ------===//
+#include "atrex-rt/Supervisor.h"
+
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+using namespace atrex::rt;
+
+#ifndef ATREX_TEST_CHILD
+#error "ATREX_TEST_CHILD must name the helper program"
+#endif
+
+namespace {
+std::vector<std::string> child(std::vector<std::string> args) {
+  args.insert(args.begin(), ATREX_TEST_CHILD);
+  return args;
+}
+Limits quick(double seconds = 10) {
+  Limits l;
+  l.wallSeconds = seconds;
+  return l;
+}
+} // namespace
+
+TEST(Supervisor, NormalExitWithReportAndStdin) {
+  ChildResult r = runSupervised(child({"ok"}), quick(), "secret-seed\n");
+  EXPECT_TRUE(r.succeeded()) << r.reason();
+  EXPECT_EQ(r.report, "{\"ok\":true,\"stdin\":\"secret-seed\"}\n");
+  EXPECT_EQ(r.stdoutTail, "hello stdout\n");
+  EXPECT_EQ(r.stderrTail, "hello stderr\n");
+  EXPECT_EQ(r.reason(), "exited normally");
+  Json j = Json::parse(r.toJson().dump());
+  EXPECT_EQ(j.getString("end", ""), "exited");
+  EXPECT_EQ(j.getInt("exit_code", -1), 0);
+}
+
+TEST(Supervisor, ExitCodeAndLastStderrLine) {
+  ChildResult r = runSupervised(child({"exit", "7"}), quick());
+  EXPECT_EQ(r.end, ChildResult::End::Exited);
+  EXPECT_EQ(r.exitCode, 7);
+  EXPECT_EQ(r.reason(), "exited with status 7; last stderr line: exiting with 7");
+}
+
+TEST(Supervisor, SegfaultIsNamed) {
+  ChildResult r = runSupervised(child({"segv"}), quick());
+  EXPECT_EQ(r.end, ChildResult::End::Signaled);
+  EXPECT_EQ(r.signal, SIGSEGV);
+  EXPECT_NE(r.reason().find("crashed"), std::string::npos) << r.reason();
+  EXPECT_NE(r.reason().find("SIGSEGV"), std::string::npos) << r.reason();
+}
+
+TEST(Supervisor, AbortIsNamed) {
+  ChildResult r = runSupervised(child({"abort"}), quick());
+  EXPECT_EQ(r.end, ChildResult::End::Signaled);
+  EXPECT_NE(r.reason().find("SIGABRT"), std::string::npos) << r.reason();
+}
+
+TEST(Supervisor, WatchdogKillsHang) {
+  auto t0 = std::chrono::steady_clock::now();
+  ChildResult r = runSupervised(child({"hang"}), quick(1.0));
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.end, ChildResult::End::TimedOut);
+  EXPECT_NE(r.reason().find("hang"), std::string::npos) << r.reason();
+  EXPECT_NE(r.reason().find("watchdog"), std::string::npos) << r.reason();
+  EXPECT_LT(took, 5.0);
+}
+
+TEST(Supervisor, ResidentSetWatchdogKillsMemoryHog) {
+  Limits l = quick();
+  l.rssBytes = 64LL << 20;
+  ChildResult r = runSupervised(child({"alloc", "1024"}), l);
+  EXPECT_EQ(r.end, ChildResult::End::MemoryExceeded) << r.reason();
+  EXPECT_GE(r.peakRssBytes, 64LL << 20);
+  EXPECT_NE(r.reason().find("memory"), std::string::npos) << r.reason();
+}
+
+TEST(Supervisor, AddressSpaceLimitFailsHugeAllocation) {
+  Limits l = quick();
+  l.addressSpaceBytes = 256LL << 20;
+  ChildResult r = runSupervised(child({"alloc", "1024"}), l);
+  EXPECT_EQ(r.end, ChildResult::End::Exited);
+  EXPECT_EQ(r.exitCode, 3) << r.reason();
+  EXPECT_NE(r.stderrTail.find("malloc of 1024 MB failed"), std::string::npos);
+}
+
+TEST(Supervisor, SmallAllocationUnderLimitsSucceeds) {
+  Limits l = quick();
+  l.addressSpaceBytes = 1LL << 30;
+  l.rssBytes = 512LL << 20;
+  ChildResult r = runSupervised(child({"alloc", "16"}), l);
+  EXPECT_TRUE(r.succeeded()) << r.reason();
+}
+
+TEST(Supervisor, FileSizeLimit) {
+  std::string dir = ::testing::TempDir() + "/atrex-sup-fsize";
+  std::filesystem::create_directories(dir);
+  Limits l = quick();
+  l.fileSizeBytes = 1 << 20;
+  ChildResult r = runSupervised(child({"write", "8"}), l, "", dir);
+  EXPECT_EQ(r.end, ChildResult::End::Signaled);
+  EXPECT_EQ(r.signal, SIGXFSZ);
+  EXPECT_NE(r.reason().find("file size limit"), std::string::npos) << r.reason();
+  EXPECT_LE(std::filesystem::file_size(dir + "/big.out"), 1u << 20);
+}
+
+TEST(Supervisor, GrandchildrenDoNotOutliveTheChild) {
+  auto t0 = std::chrono::steady_clock::now();
+  ChildResult r = runSupervised(child({"grandchild"}), quick(20));
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(r.succeeded()) << r.reason();
+  // The grandchild holds the pipes open; the process group is killed at once.
+  EXPECT_LT(took, 5.0);
+}
+
+TEST(Supervisor, OutputTailsAreBounded) {
+  Limits l = quick();
+  l.outputTailBytes = 4096;
+  ChildResult r = runSupervised(child({"spam"}), l);
+  EXPECT_TRUE(r.succeeded());
+  EXPECT_LE(r.stdoutTail.size(), 4096u);
+  EXPECT_LE(r.stderrTail.size(), 4096u);
+  EXPECT_NE(r.stderrTail.find("last line"), std::string::npos);
+}
+
+TEST(Supervisor, MissingProgramIsSpawnFailure) {
+  ChildResult r = runSupervised({"/nonexistent/atrex-no-such-program"}, quick());
+  EXPECT_EQ(r.end, ChildResult::End::SpawnFailed);
+  EXPECT_NE(r.reason().find("/nonexistent/atrex-no-such-program"), std::string::npos) << r.reason();
+}
+
+TEST(Supervisor, EnvironmentIsFiltered) {
+  setenv("ATREX_GATE_SEED", "leak", 1);
+  ChildResult r = runSupervised({"/bin/sh", "-c", "echo seed=${ATREX_GATE_SEED:-none} x=$X"}, quick(),
+                                "", "", {{"X", "1"}}, {"ATREX_GATE_SEED"});
+  unsetenv("ATREX_GATE_SEED");
+  EXPECT_EQ(r.stdoutTail, "seed=none x=1\n");
+}
+
+TEST(Supervisor, PrivateNetworkIsReported) {
+  Limits l = quick();
+  l.privateNetwork = true;
+  ChildResult r = runSupervised(child({"ok"}), l);
+  EXPECT_TRUE(r.succeeded());
+  // Root in a normal host can unshare; elsewhere the flag says it did not.
+  if (geteuid() == 0)
+    SUCCEED() << "private network: " << r.privateNetwork;
+}

@@ -1,0 +1,375 @@
+//===- SupportTest.cpp - JSON, tensor dirs, comparison, specs, plans ------===//
+#include "atrex-rt/Compare.h"
+#include "atrex-rt/Compile.h"
+#include "atrex-rt/Json.h"
+#include "atrex-rt/OpSpecs.h"
+#include "atrex-rt/Plan.h"
+#include "atrex-rt/TensorDir.h"
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <gtest/gtest.h>
+
+using namespace atrex::rt;
+namespace fs = std::filesystem;
+
+namespace {
+std::string tempDir(const std::string &name) {
+  std::string d = ::testing::TempDir() + "/atrex-rt-" + name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+template <typename Fn> std::string errorOf(Fn fn) {
+  try {
+    fn();
+  } catch (const std::exception &e) {
+    return e.what();
+  }
+  return "";
+}
+} // namespace
+
+// ---- JSON ------------------------------------------------------------------
+TEST(Json, RoundTrip) {
+  std::string text = R"({"a":1,"b":[true,null,2.5,"x\n\"y\""],"c":{"d":-3}})";
+  Json j = Json::parse(text);
+  EXPECT_EQ(j.dump(), text);
+  EXPECT_EQ(j.get("c")->getInt("d", 0), -3);
+  EXPECT_EQ(Json::parse(j.dump(2)), j);
+  EXPECT_EQ(Json::parse("\"\\u00e9\\ud83d\\ude00\"").asString(), "\xc3\xa9\xf0\x9f\x98\x80");
+}
+
+TEST(Json, ErrorsNameLineAndColumn) {
+  EXPECT_EQ(errorOf([] { Json::parse("{\n  \"a\": tru\n}", "plan.json"); }),
+            "plan.json:2:8: unexpected character 't'");
+  EXPECT_NE(errorOf([] { Json::parse("{\"a\":1,\"a\":2}"); }).find("duplicate key 'a'"),
+            std::string::npos);
+  EXPECT_NE(errorOf([] { Json::parse("[1,2"); }).find("expected ',' or ']'"), std::string::npos);
+  EXPECT_NE(errorOf([] { Json::parse("1 2"); }).find("trailing"), std::string::npos);
+}
+
+TEST(Json, TypedAccessorsComplain) {
+  Json j = Json::parse(R"({"n":"x"})");
+  EXPECT_EQ(errorOf([&] { j.getInt("n", 0); }), "key 'n': expected an integer, found string");
+  EXPECT_EQ(j.getInt("missing", 42), 42);
+  Json d(std::nan(""));
+  EXPECT_EQ(d.dump(), "null");
+  EXPECT_EQ(Json(2.0).dump(), "2.0");
+}
+
+// ---- hashing -----------------------------------------------------------------
+TEST(Hash, Fnv1a64KnownValues) {
+  EXPECT_EQ(fnv1a64("", 0), 0xcbf29ce484222325ULL);
+  EXPECT_EQ(fnv1a64("a", 1), 0xaf63dc4c8601ec8cULL);
+  EXPECT_EQ(fnv1a64("foobar", 6), 0x85944171f73967e8ULL);
+  EXPECT_EQ(hashHex(0xabcULL), "0000000000000abc");
+}
+
+// ---- element decoding ----------------------------------------------------------
+TEST(DType, Decoding) {
+  EXPECT_EQ(decodeBF16(0x3f80), 1.0);
+  EXPECT_EQ(decodeBF16(0xc040), -3.0);
+  EXPECT_EQ(decodeF16(0x3c00), 1.0);
+  EXPECT_EQ(decodeF16(0x0001), std::ldexp(1.0, -24));
+  EXPECT_TRUE(std::isinf(decodeF16(0x7c00)));
+  EXPECT_EQ(decodeF8E4M3(0x38), 1.0);
+  EXPECT_EQ(decodeF8E4M3(0x7e), 448.0);
+  EXPECT_EQ(decodeF8E4M3(0x01), std::ldexp(1.0, -9));
+  EXPECT_TRUE(std::isnan(decodeF8E4M3(0x7f)));
+  EXPECT_TRUE(std::isnan(decodeF8E4M3(0xff)));
+  EXPECT_EQ(decodeF8E5M2(0x3c), 1.0);
+  EXPECT_EQ(decodeF8E5M2(0x7b), 57344.0);
+  EXPECT_TRUE(std::isinf(decodeF8E5M2(0x7c)));
+  EXPECT_EQ(parseDType("bf16"), DType::BF16);
+  EXPECT_FALSE(parseDType("float").has_value());
+}
+
+// ---- tensor directories ----------------------------------------------------------
+TEST(TensorDir, RoundTripAndAlias) {
+  std::string dir = tempDir("td");
+  TensorDir td;
+  td.op = "fused_add_rms_norm";
+  td.shape = Json::parse(R"({"T":1,"H":2})");
+  td.seed = 9;
+  RawTensor x{"x", "input", DType::F32, {1, 2}, {}, ""};
+  float xv[2] = {1.5f, -2.0f};
+  x.data.assign(reinterpret_cast<uint8_t *>(xv), reinterpret_cast<uint8_t *>(xv) + 8);
+  RawTensor xo = x;
+  xo.name = "x_out";
+  xo.role = "output";
+  xo.alias = "x";
+  RawTensor eps{"eps", "input", DType::F64, {}, std::vector<uint8_t>(8, 0), ""};
+  td.tensors = {x, eps, xo};
+  writeTensorDir(dir, td);
+  TensorDir back = readTensorDir(dir);
+  EXPECT_EQ(back.op, "fused_add_rms_norm");
+  EXPECT_EQ(back.seed, 9);
+  ASSERT_EQ(back.tensors.size(), 3u);
+  EXPECT_EQ(back.find("x_out")->alias, "x");
+  EXPECT_EQ(back.find("eps")->shape.size(), 0u);
+  EXPECT_EQ(back.find("x")->toDoubles(), (std::vector<double>{1.5, -2.0}));
+}
+
+TEST(TensorDir, ErrorsNameTheFile) {
+  std::string dir = tempDir("td-bad");
+  writeFile(dir + "/tensors.json",
+            R"({"tensors":[{"name":"x","role":"input","dtype":"f32","shape":[4],"file":"x.bin"}]})");
+  writeFile(dir + "/x.bin", std::string(8, '\0'));
+  std::string err = errorOf([&] { readTensorDir(dir); });
+  EXPECT_NE(err.find(dir + "/x.bin"), std::string::npos) << err;
+  EXPECT_NE(err.find("needs 16"), std::string::npos) << err;
+
+  writeFile(dir + "/tensors.json",
+            R"({"tensors":[{"name":"x","role":"input","dtype":"f31","shape":[2]}]})");
+  err = errorOf([&] { readTensorDir(dir); });
+  EXPECT_NE(err.find(dir + "/tensors.json"), std::string::npos) << err;
+  EXPECT_NE(err.find("unknown dtype 'f31'"), std::string::npos) << err;
+
+  writeFile(dir + "/tensors.json",
+            R"({"tensors":[{"name":"x","role":"input","dtype":"f32","shape":[2],"file":"../x.bin"}]})");
+  EXPECT_NE(errorOf([&] { readTensorDir(dir); }).find("plain name"), std::string::npos);
+
+  writeFile(dir + "/tensors.json",
+            R"({"tensors":[{"name":"y","role":"output","dtype":"f32","shape":[2],"file":"x.bin","alias":"q"}]})");
+  EXPECT_NE(errorOf([&] { readTensorDir(dir); }).find("alias 'q' is not an input"), std::string::npos);
+  EXPECT_NE(errorOf([&] { readTensorDir(dir + "/nope"); }).find("cannot open"), std::string::npos);
+}
+
+// ---- comparison --------------------------------------------------------------------
+TEST(Compare, ElementwiseBound) {
+  Tolerance t;
+  t.atol = 0.1;
+  t.rtol = 0.01;
+  std::vector<double> ref = {1, 100, -5}, ok = {1.05, 100.9, -5.1}, bad = {1.2, 100, -5};
+  EXPECT_TRUE(compareValues(ok, ref, t).ok);
+  CompareResult r = compareValues(bad, ref, t);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.numMismatches, 1);
+  EXPECT_EQ(r.firstBad, 0);
+  EXPECT_NE(r.reason.find("got 1.2, expected 1"), std::string::npos) << r.reason;
+}
+
+TEST(Compare, AtolScaledByReferenceRms) {
+  Tolerance t;
+  t.atolRms = 0.01;
+  std::vector<double> ref = {300, -400, 0}; // rms = 288.7
+  EXPECT_TRUE(compareValues({300, -400, 2.8}, ref, t).ok);
+  EXPECT_FALSE(compareValues({300, -400, 3.0}, ref, t).ok);
+}
+
+TEST(Compare, NonFiniteAndUnwrittenOutputsFail) {
+  Tolerance t;
+  t.atol = 1e9;
+  std::vector<double> ref = {1, 2, 3};
+  CompareResult r = compareValues({1, NAN, 3}, ref, t);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.numNonFinite, 1);
+  EXPECT_NE(r.reason.find("NaN/Inf"), std::string::npos);
+  EXPECT_FALSE(compareValues({1, INFINITY, 3}, ref, t).ok);
+  // A non-finite reference requires the same special value.
+  EXPECT_TRUE(compareValues({INFINITY}, {INFINITY}, t).ok);
+  EXPECT_FALSE(compareValues({1}, {INFINITY}, t).ok);
+}
+
+TEST(Compare, RelativeNorm) {
+  Tolerance t;
+  t.rtol = 1;
+  t.maxRelNorm = 0.01;
+  std::vector<double> ref(100, 1.0), out(100, 1.02);
+  CompareResult r = compareValues(out, ref, t);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NEAR(r.relNorm, 0.02, 1e-12);
+  EXPECT_NE(r.reason.find("relative norm"), std::string::npos);
+  std::fill(out.begin(), out.end(), 1.005);
+  EXPECT_TRUE(compareValues(out, ref, t).ok);
+}
+
+TEST(Compare, ExactAndZeroCheck) {
+  Tolerance ex;
+  ex.exact = true;
+  EXPECT_TRUE(compareValues({3, 1}, {3, 1}, ex).ok);
+  EXPECT_FALSE(compareValues({3, 2}, {3, 1}, ex).ok);
+  EXPECT_FALSE(compareValues({3}, {3, 1}, ex).ok);
+  Tolerance loose;
+  loose.atol = 1;
+  std::vector<double> small = {0.5, -0.5}, large = {2, 3};
+  EXPECT_TRUE(zerosWouldPass(small.data(), small.size(), loose));
+  EXPECT_FALSE(zerosWouldPass(large.data(), large.size(), loose));
+}
+
+// ---- operator specs ----------------------------------------------------------------
+TEST(OpSpecs, AllStarterOperators) {
+  std::vector<std::string> want = {"rms_norm", "fused_add_rms_norm", "silu_and_mul",
+                                   "rotary_embedding", "per_token_group_quant_fp8",
+                                   "topk_softmax", "gemm_bf16", "fp8_blockscale_gemm",
+                                   "paged_attention_decode", "flash_attention_prefill",
+                                   "fused_moe", "fp8_blockscale_fused_moe"};
+  ASSERT_EQ(allOpSpecs().size(), want.size());
+  for (const auto &n : want) {
+    const OpSpec *s = findOpSpec(n);
+    ASSERT_NE(s, nullptr) << n;
+    EXPECT_NO_THROW(validateShape(*s, s->exampleShape)) << n;
+    int outputs = 0;
+    for (const ArgSpec &a : s->args)
+      outputs += a.kind == ArgKind::OutTensor || a.kind == ArgKind::InOutTensor;
+    EXPECT_GT(outputs, 0) << n;
+  }
+  EXPECT_EQ(findOpSpec("rms_norm")->signature(),
+            "void rms_norm(torch::Tensor& out, const torch::Tensor& x, const torch::Tensor& w, "
+            "double eps)");
+}
+
+TEST(OpSpecs, ShapeParsingErrors) {
+  const OpSpec &s = *findOpSpec("per_token_group_quant_fp8");
+  EXPECT_EQ(parseShape(s, "T=2,H=256"), (ShapeMap{{"T", 2}, {"H", 256}}));
+  EXPECT_NE(errorOf([&] { parseShape(s, "T=2"); }).find("shape key 'H' missing"), std::string::npos);
+  EXPECT_NE(errorOf([&] { parseShape(s, "T=2,H=256,Z=1"); }).find("unknown shape key 'Z'"),
+            std::string::npos);
+  EXPECT_NE(errorOf([&] { parseShape(s, "T=x,H=256"); }).find("not an integer"), std::string::npos);
+  EXPECT_NE(errorOf([&] { parseShape(s, "T=2,H=100"); }).find("H must be a multiple of 128"),
+            std::string::npos);
+  EXPECT_NE(errorOf([&] { parseShape(s, "T=0,H=128"); }).find("must be positive"), std::string::npos);
+  EXPECT_NE(errorOf([&] { parseShape(*findOpSpec("topk_softmax"), "T=1,E=4,K=8,R=1"); })
+                .find("K must not exceed E"),
+            std::string::npos);
+}
+
+TEST(OpSpecs, CheckTensorDirs) {
+  const OpSpec &s = *findOpSpec("silu_and_mul");
+  auto bf16 = [](std::vector<uint16_t> v) {
+    RawTensor t{"out", "output", DType::BF16, {static_cast<int64_t>(v.size())}, {}, ""};
+    t.data.assign(reinterpret_cast<uint8_t *>(v.data()), reinterpret_cast<uint8_t *>(v.data()) + 2 * v.size());
+    return t;
+  };
+  TensorDir ref, cand;
+  ref.tensors = {bf16({0x3f80, 0x4000})}; // 1, 2
+  cand.tensors = {bf16({0x3f80, 0x4000})};
+  EXPECT_TRUE(checkTensorDirs(s, ref, cand).get("ok")->asBool());
+  cand.tensors = {bf16({0x3f80, 0x4020})}; // 1, 2.5
+  Json r = checkTensorDirs(s, ref, cand);
+  EXPECT_FALSE(r.get("ok")->asBool());
+  EXPECT_NE(r.getString("error", "").find("out: 1 of 2 elements outside tolerance"), std::string::npos)
+      << r.dump();
+  cand.tensors[0].dtype = DType::F16;
+  EXPECT_NE(checkTensorDirs(s, ref, cand).getString("error", "").find("dtype f16 differs"),
+            std::string::npos);
+  cand.tensors = {};
+  EXPECT_NE(checkTensorDirs(s, ref, cand).getString("error", "").find("has no tensor 'out'"),
+            std::string::npos);
+  ref.tensors[0].dtype = DType::F16;
+  EXPECT_NE(checkTensorDirs(s, ref, cand).getString("error", "").find("differs from the operator's bf16"),
+            std::string::npos);
+}
+
+// ---- plans and results -----------------------------------------------------------------
+namespace {
+const char *kPlan = R"({
+  "schema": "atrex-gate-plan/1",
+  "settings": {"trials": 3, "seed": 5},
+  "submissions": [
+    {"source": "a.cu", "operator": "rms_norm",
+     "problems": [{"shape": {"T": 1, "H": 128}}, {"shape": {"T": 2, "H": 128}, "floor_s": 1e-6}]},
+    {"name": "b", "source": "/abs/b.cu", "operator": "gemm_bf16", "expected_verdict": "fallback",
+     "problems": [{"id": "g1", "shape": {"M": 1, "N": 2, "K": 3}}, {"shape": {"M": 4, "N": 5, "K": 6}},
+                  {"shape": {"M": 7, "N": 8, "K": 9}}]}
+  ]})";
+}
+
+TEST(Plan, ParsesAndResolvesPaths) {
+  Plan p = parsePlan(Json::parse(kPlan), "/plans/p.json");
+  ASSERT_EQ(p.submissions.size(), 2u);
+  EXPECT_EQ(p.submissions[0].source, "/plans/a.cu");
+  EXPECT_EQ(p.submissions[0].name, "a");
+  EXPECT_EQ(p.submissions[1].source, "/abs/b.cu");
+  EXPECT_EQ(p.submissions[1].problems[0].id, "g1");
+  EXPECT_EQ(p.submissions[0].problems[0].id, "rms_norm/H=128,T=1");
+  EXPECT_EQ(p.submissions[0].problems[1].floorSeconds, 1e-6);
+  EXPECT_EQ(p.settings.seedSource, "fixed");
+  EXPECT_EQ(p.settings.seed, 5u);
+  EXPECT_EQ(p.settings.trials, 3);
+}
+
+TEST(Plan, ShardsPartitionUnits) {
+  Plan p = parsePlan(Json::parse(kPlan), "p.json");
+  EXPECT_EQ(allUnits(p).size(), 5u);
+  std::vector<int> seen(5, 0);
+  for (int i = 0; i < 3; ++i)
+    for (const Unit &u : shardUnits(p, i, 3))
+      ++seen[u.index];
+  EXPECT_EQ(seen, std::vector<int>(5, 1));
+  EXPECT_EQ(shardUnits(p, 1, 3).size(), 2u);
+  EXPECT_EQ(parseShard("2/4"), std::make_pair(2, 4));
+  for (const char *bad : {"4/4", "1", "a/b", "-1/2", "1/0", "1/2x"})
+    EXPECT_NE(errorOf([&] { parseShard(bad); }).find("expected i/n"), std::string::npos) << bad;
+}
+
+TEST(Plan, ErrorsNameFileAndEntry) {
+  auto err = [](const std::string &text) {
+    return errorOf([&] { parsePlan(Json::parse(text), "p.json"); });
+  };
+  EXPECT_EQ(err(R"({"submissions":[{"source":"a.cu","operator":"nope","problems":[{"shape":{}}]}]})"),
+            "p.json: submissions[0]: unknown operator 'nope' (known: " + knownOpNames() + ")");
+  EXPECT_NE(err(R"({"submissions":[{"source":"a.cu","operator":"rms_norm","problems":[{"shape":{"T":1}}]}]})")
+                .find("submissions[0].problems[0]: operator 'rms_norm': shape key 'H' missing"),
+            std::string::npos);
+  EXPECT_NE(err(R"({"settings":{"trials":2},"submissions":[]})").find("at least 3"), std::string::npos);
+  EXPECT_NE(err(R"({"setings":{}})").find("unknown key 'setings'"), std::string::npos);
+  EXPECT_NE(err(R"({"submissions":[]})").find("non-empty"), std::string::npos);
+  EXPECT_NE(err(R"({"schema":"x","submissions":[]})").find("expected 'atrex-gate-plan/1'"),
+            std::string::npos);
+}
+
+TEST(Results, Validation) {
+  Json r = Json::parse(R"({"schema":"atrex-gate-result/1","unit":0,"submission":{},"problem":{},
+    "status":"pass","stage":"done","verdict":"adopted","performance":{"median_us":1.5}})");
+  EXPECT_EQ(validateResult(r), "");
+  r.set("verdict", "great");
+  EXPECT_EQ(validateResult(r), "unknown verdict 'great'");
+  r.set("verdict", "fallback");
+  r.set("status", "fail");
+  EXPECT_EQ(validateResult(r), "a failed result needs a 'reason'");
+  r.set("reason", "x");
+  EXPECT_EQ(validateResult(r), "");
+  r.set("status", "pass");
+  r.set("performance", Json::object());
+  EXPECT_EQ(validateResult(r), "a passing result needs performance.median_us");
+}
+
+// ---- binding generation -------------------------------------------------------------------
+TEST(Compile, BindingFollowsTheSignature) {
+  std::string b = generateBinding(*findOpSpec("topk_softmax"), "/x/sub.cu");
+  EXPECT_NE(b.find("void topk_softmax(torch::Tensor& topk_weights, torch::Tensor& topk_ids, "
+                   "const torch::Tensor& gating_output, bool renormalize);"),
+            std::string::npos)
+      << b;
+  EXPECT_NE(b.find("#include \"/x/sub.cu\""), std::string::npos);
+  EXPECT_NE(b.find("topk_softmax(*static_cast<torch::Tensor *>(args[0]), *static_cast<torch::Tensor "
+                   "*>(args[1]), *static_cast<torch::Tensor *>(args[2]), *static_cast<bool *>(args[3]))"),
+            std::string::npos)
+      << b;
+  EXPECT_NE(b.find("extern \"C\" __attribute__((visibility(\"default\"))) int atrex_entry_v1"),
+            std::string::npos);
+}
+
+TEST(Compile, NvccCommandHasNoPtx) {
+  Submission sub;
+  sub.extraFlags = {"-lineinfo"};
+  PlanSettings s;
+  s.arch = "sm_90a";
+  auto cmd = nvccCommand(sub, s, "b.cu", "o.so");
+  auto has = [&](const std::string &f) { return std::find(cmd.begin(), cmd.end(), f) != cmd.end(); };
+  EXPECT_TRUE(has("arch=compute_90a,code=sm_90a"));
+  EXPECT_TRUE(has("-lineinfo"));
+  EXPECT_TRUE(has("-shared"));
+  EXPECT_EQ(cmd.back(), "b.cu");
+}
+
+TEST(Compile, MissingSourceIsReported) {
+  Submission sub;
+  sub.source = "/nonexistent/sub.cu";
+  CompileResult r = compileSubmission(sub, *findOpSpec("rms_norm"), PlanSettings(), tempDir("cc"));
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.reason.find("/nonexistent/sub.cu"), std::string::npos) << r.reason;
+}
