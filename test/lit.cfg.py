@@ -44,6 +44,17 @@ if os.path.exists(lint):
         config.available_features.add("torch")
     if "(not found)" not in facts.get("hip-include", "(not found)"):
         config.available_features.add("hip")
+    cuda = facts.get("cuda", "")
+    if "(not found)" not in cuda and cuda:
+        config.substitutions.append((
+            "%clang_cuda_host",
+            os.path.join(config.llvm_tools_dir, "clang++") +
+            f" -x cuda --cuda-host-only --cuda-path={cuda}"
+            f" -isystem {cuda}/include/cccl -Wno-unknown-cuda-version"))
+config.substitutions.append(
+    ("%atrex_clang_plugin",
+     os.path.join(config.atrex_obj_root, "lib", "AtrexClang.so")))
+
 # A GPU is present only where nvidia-smi lists one.
 smi = shutil.which("nvidia-smi")
 if smi and subprocess.run([smi, "-L"], capture_output=True).returncode == 0:

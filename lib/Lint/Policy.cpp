@@ -225,17 +225,24 @@ static Expected<Policy> fromDoc(PolicyDoc &Doc, const Policy *Base) {
                                KV.first.c_str());
     P.Checks[KV.first] = *parseSeverity(KV.second);
   }
+  // Rules can only report under the checks that are lists of symbols.
+  static const char *RuleChecks[] = {
+      "atrex-delegation-torch",        "atrex-delegation-vendor",
+      "atrex-evasion-dynamic-load",    "atrex-evasion-module-load",
+      "atrex-evasion-runtime-compile", "atrex-evasion-process",
+      "atrex-evasion-file-env"};
   for (const SymbolRule &R : P.Rules) {
     if (R.Check.empty())
       continue;
-    bool Known = false;
-    for (const CheckDescription &D : allChecks())
-      Known |= D.Name == R.Check;
-    if (!Known)
+    if (!llvm::is_contained(RuleChecks, StringRef(R.Check))) {
+      std::string Allowed;
+      for (const char *C : RuleChecks)
+        Allowed += (Allowed.empty() ? "" : ", ") + std::string(C);
       return createStringError(inconvertibleErrorCode(),
-                               "atrex-policy: rule '%s' names unknown check "
-                               "'%s'",
-                               R.Id.c_str(), R.Check.c_str());
+                               "atrex-policy: rule '%s' names check '%s'; a "
+                               "rule can report under %s",
+                               R.Id.c_str(), R.Check.c_str(), Allowed.c_str());
+    }
   }
   if (Error E = P.compile())
     return std::move(E);

@@ -11,4 +11,11 @@ void entry(float *a) {
   cudaCheck(cudaPeekAtLastError());
 }
 // CHECK-NOT: cudaCheck
+// CHECK-NOT: cudaEventRecordChecked
 // CHECK: verdict: suspicious
+// A helper whose name only starts like a timing function is not a
+// redefinition (regression: timing symbols were globs).
+static cudaError_t cudaEventRecordChecked(cudaEvent_t e) {
+  return cudaEventRecord(e, 0);
+}
+void timed(cudaEvent_t e) { cudaEventRecordChecked(e); }

@@ -112,6 +112,12 @@ TEST(PolicyTest, ErrorsNameTheFileAndTheKey) {
   E = errorText(Policy::parse("checks:\n  atrex-bogus: error\n", "c.yaml"));
   EXPECT_NE(E.find("atrex-bogus"), std::string::npos) << E;
 
+  E = errorText(Policy::parse("rules:\n  - id: u\n    action: delegate\n"
+                              "    check: atrex-kernel-unlaunched\n"
+                              "    symbols: [x]\n",
+                              "u.yaml"));
+  EXPECT_NE(E.find("a rule can report under"), std::string::npos) << E;
+
   E = errorText(Policy::parse(
       "rules:\n  - id: r\n    action: delegate\n    symbols: [x]\n", "r.yaml"));
   EXPECT_NE(E.find("'check'"), std::string::npos) << E;
@@ -141,6 +147,7 @@ TEST(PolicyTest, ListsAreGlobs) {
   EXPECT_TRUE(P.isLaunchApi("hipLaunchKernelGGL"));
   EXPECT_FALSE(P.isLaunchApi("cudaMalloc"));
   EXPECT_TRUE(P.isTimingSymbol("cudaEventElapsedTime"));
+  EXPECT_FALSE(P.isTimingSymbol("cudaEventRecordChecked"));
   EXPECT_TRUE(P.isRuntimeSymbol("cuLaunchKernel"));
   EXPECT_FALSE(P.isRuntimeSymbol("custom_helper"));
   EXPECT_TRUE(P.isStreamCreate("cudaStreamCreateWithFlags"));
