@@ -307,8 +307,9 @@ int main(int argc, char **argv) {
     if (!reason.empty())
       r.set("reason", reason);
     if (!sub.expectedVerdict.empty())
-      r.set("expected_verdict_met", sub.expectedVerdict == verdict ||
-                                        (sub.expectedVerdict == "fail" && status != "pass"));
+      r.set("expected_verdict_met", sub.expectedVerdict == "fail"
+                                        ? status != "pass"
+                                        : status == "pass" && sub.expectedVerdict == verdict);
     r.set("duration_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     std::string invalid = validateResult(r);
     if (!invalid.empty()) {
