@@ -129,6 +129,7 @@ int main(int argc, char **argv) {
   if (cacheDir.empty())
     cacheDir = plan.settings.cacheDir.empty() ? (outDir / ".atrex-gate-cache").string()
                                               : plan.settings.cacheDir;
+  cacheDir = fs::absolute(cacheDir).lexically_normal().string();
   fs::create_directories(cacheDir);
   jobDir = (fs::path(cacheDir) / ("jobs." + std::to_string(getpid()))).string();
   fs::create_directories(jobDir);

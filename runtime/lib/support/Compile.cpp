@@ -191,6 +191,9 @@ CompileResult compileSubmission(const Submission &sub, const OpSpec &spec,
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!r.succeeded()) {
     res.logTail = r.stderrTail + r.stdoutTail;
+    // Name the submission's own file in the diagnostics, not the scratch copy.
+    for (size_t at; (at = res.logTail.find(subCopy)) != std::string::npos;)
+      res.logTail.replace(at, subCopy.size(), sub.source);
     if (res.logTail.size() > 4000)
       res.logTail = res.logTail.substr(res.logTail.size() - 4000);
     res.reason = r.end == ChildResult::End::TimedOut

@@ -1,0 +1,150 @@
+//===- ToolsTest.cpp - atrex-ref and atrex-gate command lines (CPU) -------===//
+#include "atrex-rt/Json.h"
+#include "atrex-rt/Plan.h"
+#include "atrex-rt/TensorDir.h"
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+using namespace atrex::rt;
+namespace fs = std::filesystem;
+
+namespace {
+struct Out {
+  int status;
+  std::string text; // stdout + stderr
+};
+Out sh(const std::string &cmd) {
+  Out o;
+  FILE *p = popen((cmd + " 2>&1").c_str(), "r");
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
+    o.text.append(buf.data(), n);
+  int st = pclose(p);
+  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return o;
+}
+std::string tmp(const std::string &name) {
+  std::string d =
+      fs::path(::testing::TempDir() + "/atrex-tools-" + name).lexically_normal().string();
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+const std::string kRef = ATREX_BIN_DIR "/atrex-ref";
+const std::string kGate = ATREX_BIN_DIR "/atrex-gate";
+} // namespace
+
+TEST(AtrexRef, GenerateAndCheck) {
+  std::string d = tmp("ref");
+  Out o = sh(kRef + " --op silu_and_mul --shape T=3,D=64 --seed 4 --out " + d + "/ref");
+  ASSERT_EQ(o.status, 0) << o.text;
+  TensorDir td = readTensorDir(d + "/ref");
+  EXPECT_EQ(td.op, "silu_and_mul");
+  EXPECT_EQ(td.seed, 4);
+  ASSERT_NE(td.find("out"), nullptr);
+  EXPECT_EQ(td.find("out")->shape, (std::vector<int64_t>{3, 64}));
+  // Same seed, same bytes.
+  ASSERT_EQ(sh(kRef + " --op silu_and_mul --shape T=3,D=64 --seed 4 --out " + d + "/again").status, 0);
+  EXPECT_EQ(readTensorDir(d + "/again").find("x")->data, td.find("x")->data);
+
+  o = sh(kRef + " --op silu_and_mul --check " + d + "/ref --candidate " + d + "/again");
+  EXPECT_EQ(o.status, 0) << o.text;
+  EXPECT_TRUE(Json::parse(o.text).get("ok")->asBool());
+
+  // A candidate with a wrong element: exit 1, the report names it.
+  TensorDir bad = readTensorDir(d + "/again");
+  for (auto &t : bad.tensors)
+    if (t.name == "out")
+      t.data[0] ^= 0x40, t.data[1] ^= 0x7f;
+  writeTensorDir(d + "/bad", bad);
+  o = sh(kRef + " --op silu_and_mul --check " + d + "/ref --candidate " + d + "/bad");
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find("first at index 0"), std::string::npos) << o.text;
+}
+
+TEST(AtrexRef, ErrorsExitTwoAndNameTheProblem) {
+  std::string d = tmp("ref-err");
+  Out o = sh(kRef + " --op nope --shape T=1 --seed 1 --out " + d);
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.text.find("unknown operator 'nope' (known: rms_norm,"), std::string::npos) << o.text;
+  o = sh(kRef + " --op rms_norm --shape T=1 --seed 1 --out " + d);
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.text.find("shape key 'H' missing"), std::string::npos) << o.text;
+  o = sh(kRef + " --op rms_norm --check " + d + "/missing --candidate " + d);
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.text.find(d + "/missing/tensors.json"), std::string::npos) << o.text;
+  o = sh(kRef + " --op rms_norm --seed x --shape T=1,H=8 --out " + d);
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.text.find("--seed 'x'"), std::string::npos) << o.text;
+}
+
+TEST(AtrexRef, ListAndSignature) {
+  Out o = sh(kRef + " --list-json");
+  ASSERT_EQ(o.status, 0);
+  Json ops = Json::parse(o.text);
+  EXPECT_EQ(ops.size(), 12u);
+  o = sh(kRef + " --op gemm_bf16 --signature");
+  EXPECT_EQ(o.text, "void gemm_bf16(torch::Tensor& out, const torch::Tensor& x, const torch::Tensor& w)\n");
+}
+
+TEST(AtrexGate, CompileFailureIsAResultAndTheRunGoesOn) {
+  std::string d = tmp("gate");
+  std::ofstream(d + "/broken.cu") << "this is not C++\n";
+  std::ofstream(d + "/plan.json") << R"({"schema":"atrex-gate-plan/1","settings":{"compile_s":120},
+    "submissions":[
+      {"source":"missing.cu","operator":"rms_norm","expected_verdict":"adopted","problems":[{"shape":{"T":1,"H":8}}]},
+      {"source":"broken.cu","operator":"rms_norm","problems":[{"shape":{"T":1,"H":8}},{"shape":{"T":2,"H":8}}]},
+      {"source":"broken.cu","name":"hip","lang":"hip","operator":"rms_norm","problems":[{"shape":{"T":1,"H":8}}]}]})";
+  Out o = sh(kGate + " --plan " + d + "/plan.json --out " + d + "/r.jsonl --cache " + d + "/cache");
+  EXPECT_EQ(o.status, 0) << o.text;
+  EXPECT_NE(o.text.find("[4/4]"), std::string::npos) << o.text;
+  std::ifstream in(d + "/r.jsonl");
+  std::vector<Json> rs;
+  for (std::string line; std::getline(in, line);)
+    rs.push_back(Json::parse(line));
+  ASSERT_EQ(rs.size(), 4u);
+  for (const Json &r : rs) {
+    EXPECT_EQ(validateResult(r), "") << r.dump();
+    EXPECT_EQ(r.getString("status", ""), "fail");
+    EXPECT_EQ(r.getString("stage", ""), "compile");
+  }
+  EXPECT_NE(rs[0].getString("reason", "").find(d + "/missing.cu"), std::string::npos);
+  EXPECT_FALSE(rs[0].getBool("expected_verdict_met", true));
+  EXPECT_NE(rs[1].getString("reason", "").find("nvcc failed"), std::string::npos) << rs[1].dump();
+  EXPECT_NE(rs[1].get("compile")->getString("log_tail", "").find("broken.cu"), std::string::npos);
+  EXPECT_NE(rs[3].getString("reason", "").find("HIP backend not done"), std::string::npos);
+}
+
+TEST(AtrexGate, ShardsSplitThePlan) {
+  std::string d = tmp("gate-shard");
+  std::ofstream(d + "/plan.json") << R"({"submissions":[{"source":"missing.cu","operator":"rms_norm",
+    "problems":[{"shape":{"T":1,"H":8}},{"shape":{"T":2,"H":8}},{"shape":{"T":3,"H":8}}]}]})";
+  for (const char *s : {"0/2", "1/2"})
+    ASSERT_EQ(sh(kGate + " --quiet --shard " + s + " --plan " + d + "/plan.json --out " + d +
+                 "/r.jsonl --cache " + d + "/c")
+                  .status,
+              0);
+  std::ifstream in(d + "/r.jsonl");
+  std::vector<int64_t> units;
+  for (std::string line; std::getline(in, line);)
+    units.push_back(Json::parse(line).getInt("unit", -1));
+  std::sort(units.begin(), units.end());
+  EXPECT_EQ(units, (std::vector<int64_t>{0, 1, 2}));
+}
+
+TEST(AtrexGate, BadPlanExitsTwo) {
+  std::string d = tmp("gate-bad");
+  std::ofstream(d + "/plan.json") << R"({"submissions":[{"source":"a.cu","operator":"rms_norm","problems":[{"shape":{"T":1}}]}]})";
+  Out o = sh(kGate + " --plan " + d + "/plan.json --out " + d + "/r.jsonl");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.text.find(d + "/plan.json: submissions[0].problems[0]"), std::string::npos) << o.text;
+  EXPECT_FALSE(fs::exists(d + "/r.jsonl"));
+  o = sh(kGate + " --plan " + d + "/plan.json --out " + d + "/r.jsonl --shard 2/2");
+  EXPECT_EQ(o.status, 2);
+}
