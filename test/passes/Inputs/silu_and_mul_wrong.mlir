@@ -1,0 +1,42 @@
+// A wrong silu_and_mul (adds instead of multiplying) for exec-negative.test.
+// silu_and_mul: x[..., 2D] -> silu(x[..., :D]) * x[..., D:], silu(a) = a / (1 + exp(-a)).
+//   x [T, 2*D] bf16 -> out [T, D] bf16 (computed in f32)
+// Dimensions: T tokens, D output width (half the input width).
+#rows = affine_map<(t, d) -> (t, d)>
+func.func @silu_and_mul(
+    %x: tensor<?x?xbf16> {atrex.name = "x", atrex.dims = ["T", "2*D"]})
+    -> (tensor<?x?xbf16> {atrex.name = "out", atrex.dims = ["T", "D"]})
+    attributes {atrex.operator = "silu_and_mul",
+    atrex.examples = [
+      {name = "decode-t64", phase = "decode", shape = {T = 64, D = 14336}},
+      {name = "prefill-t8192", phase = "prefill", shape = {T = 8192, D = 14336}}]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %one = arith.constant 1.0 : f32
+  %t = tensor.dim %x, %c0 : tensor<?x?xbf16>
+  %d2 = tensor.dim %x, %c1 : tensor<?x?xbf16>
+  %d = arith.divui %d2, %c2 : index
+  %gate = tensor.extract_slice %x[0, 0] [%t, %d] [1, 1]
+      : tensor<?x?xbf16> to tensor<?x?xbf16>
+  %up = tensor.extract_slice %x[0, %d] [%t, %d] [1, 1]
+      : tensor<?x?xbf16> to tensor<?x?xbf16>
+  // per element: negf, exp, addf, divf, mulf = 4 FLOPs + 1 exp.
+  %out_init = tensor.empty(%t, %d) : tensor<?x?xbf16>
+  %out = linalg.generic {indexing_maps = [#rows, #rows, #rows],
+                         iterator_types = ["parallel", "parallel"]}
+      ins(%gate, %up : tensor<?x?xbf16>, tensor<?x?xbf16>)
+      outs(%out_init : tensor<?x?xbf16>) {
+  ^bb0(%g: bf16, %u: bf16, %o: bf16):
+    %gf = arith.extf %g : bf16 to f32
+    %uf = arith.extf %u : bf16 to f32
+    %neg = arith.negf %gf : f32
+    %e = math.exp %neg : f32
+    %den = arith.addf %one, %e : f32
+    %silu = arith.divf %gf, %den : f32
+    %y = arith.addf %silu, %uf : f32
+    %yb = arith.truncf %y : f32 to bf16
+    linalg.yield %yb : bf16
+  } -> tensor<?x?xbf16>
+  return %out : tensor<?x?xbf16>
+}
