@@ -4,7 +4,12 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace mlir;
@@ -245,7 +250,91 @@ llvm::Expected<Facts> Facts::fromJSON(llvm::StringRef text) {
   return facts;
 }
 
+/// Loads the integer input tensors of a tensor directory as facts.
+static llvm::Error factsFromTensorDir(llvm::StringRef dir,
+                                      llvm::StringMap<Fact> &out) {
+  llvm::SmallString<256> index(dir);
+  llvm::sys::path::append(index, "tensors.json");
+  auto buffer = llvm::MemoryBuffer::getFile(index);
+  if (!buffer)
+    return llvm::createStringError("cannot read '" + index +
+                                   "': " + buffer.getError().message());
+  auto json = llvm::json::parse((*buffer)->getBuffer());
+  if (!json)
+    return llvm::createStringError("'" + index + "' is not valid JSON: " +
+                                   llvm::toString(json.takeError()));
+  const llvm::json::Object *root = json->getAsObject();
+  const llvm::json::Array *list = root ? root->getArray("tensors") : nullptr;
+  if (!list)
+    return llvm::createStringError("'" + index + "' has no \"tensors\" array");
+  for (const llvm::json::Value &entry : *list) {
+    const llvm::json::Object *t = entry.getAsObject();
+    auto name = t ? t->getString("name") : std::nullopt;
+    auto role = t ? t->getString("role") : std::nullopt;
+    auto dtype = t ? t->getString("dtype") : std::nullopt;
+    auto file = t ? t->getString("file") : std::nullopt;
+    const llvm::json::Array *shape = t ? t->getArray("shape") : nullptr;
+    if (!name || !role || !dtype || !file || !shape)
+      return llvm::createStringError("'" + index +
+                                     "': malformed tensor entry");
+    unsigned width = llvm::StringSwitch<unsigned>(*dtype)
+                         .Case("i64", 8)
+                         .Case("i32", 4)
+                         .Case("i16", 2)
+                         .Cases({"i8", "u8", "bool"}, 1)
+                         .Default(0);
+    if (*role != "input" || width == 0)
+      continue;
+    Fact fact;
+    int64_t count = 1;
+    for (const llvm::json::Value &dim : *shape) {
+      auto size = dim.getAsInteger();
+      if (!size || *size < 0)
+        return llvm::createStringError("'" + index + "': tensor '" + *name +
+                                       "' has a bad shape");
+      fact.shape.push_back(*size);
+      count *= *size;
+    }
+    llvm::SmallString<256> path(dir);
+    llvm::sys::path::append(path, *file);
+    auto data = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+    if (!data)
+      return llvm::createStringError("cannot read '" + path +
+                                     "': " + data.getError().message());
+    if ((*data)->getBufferSize() != static_cast<size_t>(count) * width)
+      return llvm::createStringError("'" + path + "' has " +
+                                     llvm::Twine((*data)->getBufferSize()) +
+                                     " bytes for " + llvm::Twine(count) +
+                                     " elements of " + *dtype);
+    const char *bytes = (*data)->getBufferStart();
+    for (int64_t i = 0; i < count; ++i) {
+      const char *p = bytes + i * width;
+      int64_t value = 0;
+      if (*dtype == "i64")
+        value = llvm::support::endian::read64le(p);
+      else if (*dtype == "i32")
+        value = static_cast<int32_t>(llvm::support::endian::read32le(p));
+      else if (*dtype == "i16")
+        value = static_cast<int16_t>(llvm::support::endian::read16le(p));
+      else if (*dtype == "i8")
+        value = static_cast<int8_t>(*p);
+      else
+        value = static_cast<uint8_t>(*p);
+      fact.values.push_back(value);
+    }
+    out[*name] = std::move(fact);
+  }
+  return llvm::Error::success();
+}
+
 llvm::Expected<Facts> Facts::fromFile(llvm::StringRef path) {
+  if (llvm::sys::fs::is_directory(path)) {
+    Facts facts;
+    if (auto err = factsFromTensorDir(path, facts.tensors))
+      return std::move(err);
+    return facts;
+  }
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer)
     return llvm::createStringError("cannot read facts file '" + path +
@@ -281,6 +370,13 @@ static llvm::Error flatten(const llvm::json::Value &value,
 
 llvm::Expected<Fact> Facts::get(llvm::StringRef name,
                                 llvm::ArrayRef<int64_t> shape) const {
+  auto tensor = tensors.find(name);
+  if (tensor != tensors.end()) {
+    if (!llvm::equal(tensor->second.shape, shape))
+      return llvm::createStringError("fact '" + name +
+                                     "' does not match the argument's shape");
+    return tensor->second;
+  }
   auto it = raw.find(name);
   if (it == raw.end())
     return llvm::createStringError("missing fact '" + name + "'");

@@ -47,7 +47,8 @@ static cl::opt<std::string>
     shapeOpt("shape", cl::desc("One problem of --op: K=V,... instead of the "
                                "operator's atrex.examples"));
 static cl::opt<std::string>
-    factsOpt("facts", cl::desc("Facts (JSON) of the --shape problem"));
+    factsOpt("facts", cl::desc("Facts of the --shape problem: a JSON file or a "
+                               "tensor directory of its concrete inputs"));
 static cl::opt<std::string> hwPath("hw", cl::desc("Hardware table"),
                                    cl::init("hw/gpus.json"));
 static cl::opt<std::string> gpuOpt("gpu", cl::desc("GPU name or 'all'"),
@@ -61,6 +62,8 @@ struct Problem {
   std::string phase;
   llvm::StringMap<int64_t> dims;
   std::string factsJSON = "{}";
+  /// A facts file or tensor directory (--facts) instead of factsJSON.
+  std::string factsPath;
 };
 
 struct Row {
@@ -110,13 +113,7 @@ llvm::Expected<std::vector<Problem>> problemsOf(func::FuncOp func) {
     if (!dims)
       return dims.takeError();
     p.dims = std::move(*dims);
-    if (!factsOpt.empty()) {
-      auto buffer = llvm::MemoryBuffer::getFile(factsOpt);
-      if (!buffer)
-        return llvm::createStringError("cannot read facts file '" + factsOpt +
-                                       "'");
-      p.factsJSON = (*buffer)->getBuffer().str();
-    }
+    p.factsPath = factsOpt;
     problems.push_back(std::move(p));
     return problems;
   }
@@ -332,7 +329,9 @@ int main(int argc, char **argv) {
           atrex::emitErrorAsDiagnostic(std::move(err), instance.getLoc());
           return 1;
         }
-        auto facts = atrex::Facts::fromJSON(problem.factsJSON);
+        auto facts = problem.factsPath.empty()
+                         ? atrex::Facts::fromJSON(problem.factsJSON)
+                         : atrex::Facts::fromFile(problem.factsPath);
         if (!facts)
           return fail(llvm::toString(facts.takeError()));
         auto work = atrex::countSemanticWork(instance, *facts);

@@ -84,11 +84,17 @@ struct Model {
   /// Findings that hold whatever is reachable (redefined runtime symbols).
   std::vector<Finding> Unconditional;
   std::vector<std::string> Errors;
+  /// Built from device IR (nvptx, amdgcn): launches are not visible.
+  bool DeviceModule = false;
 
   /// Merges another translation unit's model (definitions win over
   /// declarations; sites of the same function are appended once).
   void merge(Model &&Other);
 };
+
+/// Qualified name with template arguments removed (`a::B<int>::f` ->
+/// `a::B::f`; `operator<` and friends are kept).
+std::string stripTemplateArgs(llvm::StringRef QualName);
 
 /// The key of the pseudo-function that runs every user global initialiser.
 inline const char *staticInitKey() { return "<static-initialization>"; }

@@ -21,8 +21,6 @@ class Policy;
 std::unique_ptr<clang::ASTConsumer>
 createModelConsumer(clang::CompilerInstance &CI, const Policy &P, Model &Out);
 
-/// Qualified name with template arguments and inline namespaces removed.
-std::string stripTemplateArgs(llvm::StringRef QualName);
 
 } // namespace lint
 } // namespace atrex

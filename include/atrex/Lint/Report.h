@@ -28,6 +28,10 @@ struct TextOptions {
 void writeText(const std::vector<SubmissionResult> &Results,
                const TextOptions &Opts, llvm::raw_ostream &OS);
 
+/// Diagnostics without source snippets (no clang needed: the IR plugin).
+void writePlainText(const std::vector<SubmissionResult> &Results,
+                    bool Inventory, llvm::raw_ostream &OS);
+
 /// The documented JSON schema (docs/atrex-lint.md#json), version 1.
 llvm::json::Value toJSON(const std::vector<SubmissionResult> &Results);
 

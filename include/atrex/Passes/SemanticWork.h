@@ -92,16 +92,22 @@ struct Fact {
 class Facts {
 public:
   static llvm::Expected<Facts> fromJSON(llvm::StringRef text);
+  /// Reads a JSON facts file, or, for a directory, the integer input tensors
+  /// of a tensor directory (docs/formats/tensor-dir.md), i.e. the concrete
+  /// inputs the gate or atrex-ref generated.
   static llvm::Expected<Facts> fromFile(llvm::StringRef path);
 
   /// Returns the fact named `name` shaped like `shape` (generators are
   /// materialized, explicit arrays checked against `shape`).
   llvm::Expected<Fact> get(llvm::StringRef name,
                            llvm::ArrayRef<int64_t> shape) const;
-  bool contains(llvm::StringRef name) const { return raw.count(name); }
+  bool contains(llvm::StringRef name) const {
+    return raw.count(name) || tensors.count(name);
+  }
 
 private:
   llvm::StringMap<llvm::json::Value> raw;
+  llvm::StringMap<Fact> tensors;
 };
 
 //===----------------------------------------------------------------------===//
