@@ -9,7 +9,9 @@
 #include "atrex/Passes/Passes.h"
 #include "atrex/Passes/SemanticWork.h"
 
+#include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/STLExtras.h"
@@ -100,8 +102,111 @@ staticType(func::FuncOp func, unsigned index, bool isResult,
 }
 } // namespace
 
+llvm::Expected<llvm::StringMap<std::string>>
+parseDtypeBindings(llvm::ArrayRef<std::string> bindings) {
+  llvm::StringMap<std::string> dtypes;
+  for (llvm::StringRef binding : bindings) {
+    auto [name, value] = binding.split('=');
+    name = name.trim();
+    value = value.trim();
+    if (name.empty() || value.empty())
+      return llvm::createStringError("invalid dtype binding '" + binding +
+                                     "': expected NAME=DTYPE");
+    if (!dtypes.try_emplace(name, value.str()).second)
+      return llvm::createStringError("dtype parameter '" + name +
+                                     "' is bound twice");
+  }
+  return dtypes;
+}
+
+namespace {
+std::optional<Type> parseDtype(MLIRContext *ctx, llvm::StringRef name) {
+  Builder b(ctx);
+  if (name == "bf16")
+    return b.getBF16Type();
+  if (name == "f16")
+    return b.getF16Type();
+  if (name == "f32")
+    return b.getF32Type();
+  if (name == "f64")
+    return b.getF64Type();
+  if (name == "f8e4m3")
+    return Type(Float8E4M3FNType::get(ctx));
+  if (name == "f8e5m2")
+    return Type(Float8E5M2Type::get(ctx));
+  return std::nullopt;
+}
+
+/// Replaces each bound dtype parameter's default type in `func`.
+llvm::Error bindDtypes(func::FuncOp func,
+                       const llvm::StringMap<std::string> &dtypes) {
+  MLIRContext *ctx = func.getContext();
+  auto params = func->getAttrOfType<DictionaryAttr>("atrex.dtype_params");
+  SmallVector<NamedAttribute> bound;
+  llvm::SmallDenseMap<Type, Type> replace;
+  for (const auto &binding : dtypes) {
+    auto param = params ? params.getAs<TypeAttr>(binding.getKey()) : nullptr;
+    if (!param)
+      return makeLocatedError(func.getLoc(),
+                              kPass + "'" + func.getSymName() +
+                                  "' has no dtype parameter '" +
+                                  binding.getKey() + "'");
+    auto type = parseDtype(ctx, binding.getValue());
+    if (!type)
+      return makeLocatedError(func.getLoc(),
+                              kPass + "unknown dtype '" + binding.getValue() +
+                                  "' for parameter '" + binding.getKey() +
+                                  "'");
+    if (param.getValue() != *type)
+      replace[param.getValue()] = *type;
+  }
+  if (params)
+    for (NamedAttribute param : params) {
+      auto it = dtypes.find(param.getName().getValue());
+      Type type = it == dtypes.end()
+                      ? cast<TypeAttr>(param.getValue()).getValue()
+                      : *parseDtype(ctx, it->getValue());
+      bound.push_back(NamedAttribute(param.getName(), TypeAttr::get(type)));
+    }
+  if (!replace.empty()) {
+    AttrTypeReplacer replacer;
+    replacer.addReplacement([&](Type type) -> std::optional<Type> {
+      auto it = replace.find(type);
+      if (it == replace.end())
+        return std::nullopt;
+      return it->second;
+    });
+    replacer.recursivelyReplaceElementsIn(func, /*replaceAttrs=*/true,
+                                          /*replaceLocs=*/false,
+                                          /*replaceTypes=*/true);
+    // Conversions between a parameter and the type it was bound to vanish.
+    SmallVector<Operation *> identities;
+    func.walk([&](Operation *op) {
+      if (isa<arith::ExtFOp, arith::TruncFOp>(op) &&
+          op->getOperand(0).getType() == op->getResult(0).getType())
+        identities.push_back(op);
+    });
+    for (Operation *op : identities) {
+      op->getResult(0).replaceAllUsesWith(op->getOperand(0));
+      op->erase();
+    }
+    if (failed(verify(func)))
+      return makeLocatedError(func.getLoc(),
+                              kPass + "binding the dtypes of '" +
+                                  func.getSymName() +
+                                  "' gives invalid IR (see the notes above)");
+  }
+  if (!bound.empty())
+    func->setAttr("atrex.dtypes", DictionaryAttr::get(ctx, bound));
+  return llvm::Error::success();
+}
+} // namespace
+
 llvm::Error instantiateShape(func::FuncOp func,
-                             const llvm::StringMap<int64_t> &dims) {
+                             const llvm::StringMap<int64_t> &dims,
+                             const llvm::StringMap<std::string> &dtypes) {
+  if (auto err = bindDtypes(func, dtypes))
+    return err;
   MLIRContext *ctx = func.getContext();
   FunctionType fnType = func.getFunctionType();
 
@@ -276,6 +381,11 @@ struct InstantiateShapePass
       module.emitError() << kPass << llvm::toString(dimsOr.takeError());
       return signalPassFailure();
     }
+    auto dtypesOr = parseDtypeBindings(dtypes);
+    if (!dtypesOr) {
+      module.emitError() << kPass << llvm::toString(dtypesOr.takeError());
+      return signalPassFailure();
+    }
     bool found = false;
     for (auto func : module.getOps<func::FuncOp>()) {
       if (!func->hasAttr("atrex.operator"))
@@ -283,7 +393,7 @@ struct InstantiateShapePass
       if (!function.empty() && func.getSymName() != function)
         continue;
       found = true;
-      if (auto err = instantiateShape(func, *dimsOr)) {
+      if (auto err = instantiateShape(func, *dimsOr, *dtypesOr)) {
         emitErrorAsDiagnostic(std::move(err), func.getLoc());
         return signalPassFailure();
       }

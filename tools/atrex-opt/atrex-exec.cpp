@@ -426,7 +426,23 @@ int run(MLIRContext &context) {
   auto dims = bindDims(func, *dir);
   if (!dims)
     return fail(llvm::toString(dims.takeError()));
-  if (auto err = atrex::instantiateShape(func, *dims)) {
+  // Dtype parameters take the dtype of the first input of the default type.
+  llvm::StringMap<std::string> dtypes;
+  if (auto params = func->getAttrOfType<DictionaryAttr>("atrex.dtype_params"))
+    for (NamedAttribute param : params) {
+      Type dflt = cast<TypeAttr>(param.getValue()).getValue();
+      for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+        auto type = dyn_cast<RankedTensorType>(func.getArgument(i).getType());
+        auto argName = func.getArgAttrOfType<StringAttr>(i, "atrex.name");
+        const DirTensor *t =
+            argName ? dir->find(argName.getValue(), "input") : nullptr;
+        if (type && t && type.getElementType() == dflt) {
+          dtypes[param.getName()] = t->dtype;
+          break;
+        }
+      }
+    }
+  if (auto err = atrex::instantiateShape(func, *dims, dtypes)) {
     atrex::emitErrorAsDiagnostic(std::move(err), func.getLoc());
     return 1;
   }

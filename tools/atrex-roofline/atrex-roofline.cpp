@@ -49,6 +49,9 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     factsOpt("facts", cl::desc("Facts of the --shape problem: a JSON file or a "
                                "tensor directory of its concrete inputs"));
+static cl::opt<std::string>
+    dtypesOpt("dtypes", cl::desc("Dtype parameters of the --shape problem, "
+                                 "e.g. act=f16"));
 static cl::opt<std::string> hwPath("hw", cl::desc("Hardware table"),
                                    cl::init("hw/gpus.json"));
 static cl::opt<std::string> gpuOpt("gpu", cl::desc("GPU name or 'all'"),
@@ -61,6 +64,7 @@ struct Problem {
   std::string name;
   std::string phase;
   llvm::StringMap<int64_t> dims;
+  llvm::StringMap<std::string> dtypes;
   std::string factsJSON = "{}";
   /// A facts file or tensor directory (--facts) instead of factsJSON.
   std::string factsPath;
@@ -114,6 +118,15 @@ llvm::Expected<std::vector<Problem>> problemsOf(func::FuncOp func) {
       return dims.takeError();
     p.dims = std::move(*dims);
     p.factsPath = factsOpt;
+    llvm::SmallVector<std::string> dtypeBindings;
+    llvm::SmallVector<llvm::StringRef> dtypeParts;
+    llvm::StringRef(dtypesOpt).split(dtypeParts, ',', -1, false);
+    for (llvm::StringRef part : dtypeParts)
+      dtypeBindings.push_back(part.str());
+    auto dtypes = atrex::parseDtypeBindings(dtypeBindings);
+    if (!dtypes)
+      return dtypes.takeError();
+    p.dtypes = std::move(*dtypes);
     problems.push_back(std::move(p));
     return problems;
   }
@@ -141,6 +154,10 @@ llvm::Expected<std::vector<Problem>> problemsOf(func::FuncOp func) {
                                        "': shape entries must be integers");
       p.dims[dim.getName()] = value.getInt();
     }
+    if (auto dtypes = example.getAs<DictionaryAttr>("dtypes"))
+      for (NamedAttribute dtype : dtypes)
+        if (auto name = dyn_cast<StringAttr>(dtype.getValue()))
+          p.dtypes[dtype.getName()] = name.str();
     if (auto facts = example.get("facts")) {
       std::string text;
       llvm::raw_string_ostream os(text);
@@ -270,6 +287,8 @@ int main(int argc, char **argv) {
     return fail("--format must be text or json");
   if (!shapeOpt.empty() && opName.empty())
     return fail("--shape needs --op");
+  if (!dtypesOpt.empty() && shapeOpt.empty())
+    return fail("--dtypes needs --shape");
   if (!factsOpt.empty() && shapeOpt.empty())
     return fail("--facts needs --shape (examples carry their own facts)");
 
@@ -325,7 +344,8 @@ int main(int argc, char **argv) {
       for (const Problem &problem : *problems) {
         OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());
         auto instance = copy->lookupSymbol<func::FuncOp>(func.getSymName());
-        if (auto err = atrex::instantiateShape(instance, problem.dims)) {
+        if (auto err = atrex::instantiateShape(instance, problem.dims,
+                                                 problem.dtypes)) {
           atrex::emitErrorAsDiagnostic(std::move(err), instance.getLoc());
           return 1;
         }

@@ -82,6 +82,8 @@ struct SubmissionResult {
   /// The text diagnostics (clang-style) as rendered during the analysis.
   std::string Rendered;
   double Seconds = 0;
+  /// False for device IR: kernels are visible, their launches are not.
+  bool LaunchesVisible = true;
 };
 
 /// Computes the verdict and its reasons from findings, kernels and errors.

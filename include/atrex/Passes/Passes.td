@@ -20,12 +20,17 @@ def AtrexInstantiateShape : Pass<"atrex-instantiate-shape", "mlir::ModuleOp"> {
     fixed size). This pass binds the symbols to the values given by `dims`,
     rewrites the function type to static shapes, propagates the shapes through
     the body with upstream canonicalization patterns and records the binding
-    as `atrex.shape`. Unbound or unknown symbols, inconsistent sizes and
-    shapes that do not become static are diagnosed.
+    as `atrex.shape`. Dtype parameters declared with
+    `atrex.dtype_params = {act = bf16}` are bound by `dtypes` (every use of
+    the default type becomes the bound one) and recorded as `atrex.dtypes`.
+    Unbound or unknown symbols, unknown dtype parameters, inconsistent sizes
+    and shapes that do not become static are diagnosed.
   }];
   let options = [
     ListOption<"dims", "dims", "std::string",
                "Symbol bindings, e.g. dims=T=4,H=128">,
+    ListOption<"dtypes", "dtypes", "std::string",
+               "Dtype-parameter bindings, e.g. dtypes=act=f16">,
     Option<"function", "function", "std::string", /*default=*/"\"\"",
            "Only instantiate this function (default: every operator)">,
   ];

@@ -14,6 +14,7 @@ func.func @fused_add_rms_norm(
     -> (tensor<?x?xbf16> {atrex.name = "x_out", atrex.dims = ["T", "H"]},
         tensor<?x?xbf16> {atrex.name = "residual_out", atrex.dims = ["T", "H"]})
     attributes {atrex.operator = "fused_add_rms_norm",
+    atrex.dtype_params = {act = bf16},
     atrex.examples = [
       {name = "decode-t64", phase = "decode", shape = {T = 64, H = 4096}},
       {name = "prefill-t8192", phase = "prefill", shape = {T = 8192, H = 8192}}]} {

@@ -11,6 +11,7 @@ func.func @rms_norm(
     %eps: f32 {atrex.name = "eps"})
     -> (tensor<?x?xbf16> {atrex.name = "out", atrex.dims = ["T", "H"]})
     attributes {atrex.operator = "rms_norm",
+    atrex.dtype_params = {act = bf16},
     atrex.examples = [
       {name = "decode-t64", phase = "decode", shape = {T = 64, H = 4096}},
       {name = "prefill-t8192", phase = "prefill", shape = {T = 8192, H = 8192}}]} {

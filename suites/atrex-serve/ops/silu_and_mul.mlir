@@ -6,6 +6,7 @@ func.func @silu_and_mul(
     %x: tensor<?x?xbf16> {atrex.name = "x", atrex.dims = ["T", "2*D"]})
     -> (tensor<?x?xbf16> {atrex.name = "out", atrex.dims = ["T", "D"]})
     attributes {atrex.operator = "silu_and_mul",
+    atrex.dtype_params = {act = bf16},
     atrex.examples = [
       {name = "decode-t64", phase = "decode", shape = {T = 64, D = 14336}},
       {name = "prefill-t8192", phase = "prefill", shape = {T = 8192, D = 14336}}]} {
