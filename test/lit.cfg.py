@@ -46,11 +46,15 @@ if os.path.exists(lint):
         config.available_features.add("hip")
     cuda = facts.get("cuda", "")
     if "(not found)" not in cuda and cuda:
+        config.substitutions.append(("%cuda_path", cuda))
         config.substitutions.append((
             "%clang_cuda_host",
             os.path.join(config.llvm_tools_dir, "clang++") +
             f" -x cuda --cuda-host-only --cuda-path={cuda}"
             f" -isystem {cuda}/include/cccl -Wno-unknown-cuda-version"))
+config.substitutions.append(
+    ("%atrex_ir_plugin",
+     os.path.join(config.atrex_obj_root, "lib", "AtrexIR.so")))
 config.substitutions.append(
     ("%atrex_clang_plugin",
      os.path.join(config.atrex_obj_root, "lib", "AtrexClang.so")))

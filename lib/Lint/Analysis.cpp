@@ -133,6 +133,7 @@ SubmissionResult atrex::lint::analyze(const Model &M, const Policy &P,
   R.Files = M.Files;
   R.Path = M.Files.empty() ? std::string() : M.Files.front();
   R.Errors = M.Errors;
+  R.LaunchesVisible = !M.DeviceModule;
 
   CheckContext Ctx(M, P);
   Ctx.computeReachability(Opts.Entries, R.Errors);

@@ -1,6 +1,7 @@
 //===- Driver.cpp - lint files or a compilation database ------------------===//
 
 #include "atrex/Lint/Driver.h"
+#include "atrex/Lint/IRModel.h"
 #include "atrex/Lint/ModelBuilder.h"
 #include "atrex/Lint/Policy.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -492,6 +493,13 @@ static void parseOne(StringRef File, const CompilationDatabase &DB,
     Rendered += M.Errors.back() + "\n";
     return;
   }
+  StringRef Ext = sys::path::extension(File);
+  if (Ext == ".ll" || Ext == ".bc") {
+    M = buildModelFromIRFile(File, P);
+    for (const std::string &E : M.Errors)
+      Rendered += E + "\n";
+    return;
+  }
   raw_string_ostream OS(Rendered);
   DiagnosticOptions DiagOpts;
   DiagOpts.ShowColors = Color;
@@ -517,6 +525,7 @@ static void parseOne(StringRef File, const CompilationDatabase &DB,
 }
 
 void Model::merge(Model &&O) {
+  DeviceModule = (Functions.empty() || DeviceModule) && O.DeviceModule;
   Files.insert(Files.end(), O.Files.begin(), O.Files.end());
   Errors.insert(Errors.end(), O.Errors.begin(), O.Errors.end());
   Unconditional.insert(Unconditional.end(), O.Unconditional.begin(),

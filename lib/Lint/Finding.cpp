@@ -113,6 +113,13 @@ void atrex::lint::decideVerdict(SubmissionResult &R) {
     R.V = Verdict::NoKernel;
   else
     R.V = Verdict::Adopted;
+  if (R.V == Verdict::Adopted && !R.LaunchesVisible) {
+    R.Reasons.push_back("adopted: " + std::to_string(R.Kernels.size()) +
+                        " own kernel(s) defined in device code, no delegation "
+                        "(launches are host-side: lint the host IR or source "
+                        "to prove them)");
+    return;
+  }
   if (R.V == Verdict::Adopted) {
     unsigned Launched = 0;
     for (const KernelInfo &K : R.Kernels)

@@ -98,7 +98,7 @@ void atrex::lint::writeText(const std::vector<SubmissionResult> &Results,
       else
         OS << P.str() << ": ";
       TextDiagnostic::printDiagnosticLevel(OS, L, Opts.Color);
-      OS << ": " << Msg << "\n";
+      OS << Msg << "\n";
       return;
     }
     TD.emitDiagnostic(FullSourceLoc(Loc, Src.SM), L, Msg, {}, {});
@@ -134,67 +134,6 @@ void atrex::lint::writeText(const std::vector<SubmissionResult> &Results,
     }
     OS << "\n";
   }
-}
-
-static json::Value posJSON(const SourcePos &P) {
-  return json::Object{{"path", P.File}, {"line", P.Line}, {"column", P.Column}};
-}
-
-json::Value atrex::lint::toJSON(const std::vector<SubmissionResult> &Results) {
-  json::Array Subs;
-  unsigned Counts[5] = {0, 0, 0, 0, 0};
-  for (const SubmissionResult &R : Results) {
-    ++Counts[static_cast<int>(R.V)];
-    json::Array Findings;
-    for (const Finding &F : R.Findings) {
-      json::Array Notes;
-      for (const FindingNote &N : F.Notes)
-        Notes.push_back(json::Object{{"location", posJSON(N.Pos)},
-                                     {"message", N.Message}});
-      json::Object O{{"check", F.Check},
-                     {"severity", severityName(F.Sev)},
-                     {"message", F.Message},
-                     {"path", F.Pos.File},
-                     {"line", F.Pos.Line},
-                     {"column", F.Pos.Column},
-                     {"implies", F.Sev >= Severity::Warning
-                                     ? verdictName(F.implied())
-                                     : StringRef("adopted")},
-                     {"call_path", json::Array(F.CallPath)}};
-      if (!F.Library.empty())
-        O["library"] = F.Library;
-      if (!F.Symbol.empty())
-        O["symbol"] = F.Symbol;
-      if (!Notes.empty())
-        O["notes"] = std::move(Notes);
-      Findings.push_back(std::move(O));
-    }
-    json::Array Kernels;
-    for (const KernelInfo &K : R.Kernels)
-      Kernels.push_back(json::Object{{"name", K.Name},
-                                     {"location", posJSON(K.Pos)},
-                                     {"launched", K.Launched},
-                                     {"template_instance",
-                                      K.TemplateInstance}});
-    Subs.push_back(json::Object{
-        {"path", R.Path},
-        {"files", json::Array(R.Files)},
-        {"verdict", verdictName(R.V)},
-        {"reasons", json::Array(R.Reasons)},
-        {"findings", std::move(Findings)},
-        {"kernels", std::move(Kernels)},
-        {"entries", json::Array(R.Entries)},
-        {"errors", json::Array(R.Errors)},
-        {"seconds", R.Seconds}});
-  }
-  json::Object Summary;
-  for (Verdict V : {Verdict::Adopted, Verdict::NoKernel, Verdict::Fallback,
-                    Verdict::Suspicious, Verdict::Unknown})
-    Summary[verdictName(V)] = Counts[static_cast<int>(V)];
-  return json::Object{{"tool", "atrex-lint"},
-                      {"schema_version", 1},
-                      {"submissions", std::move(Subs)},
-                      {"summary", std::move(Summary)}};
 }
 
 json::Value atrex::lint::toSARIF(const std::vector<SubmissionResult> &Results) {

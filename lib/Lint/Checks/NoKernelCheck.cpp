@@ -16,11 +16,17 @@ class NoKernelCheck : public LintCheck {
 public:
   StringRef name() const override { return "atrex-no-kernel"; }
   void run(CheckContext &Ctx) override {
+    // A unit that did not compile is `unknown`; what it defines is not known.
+    if (!Ctx.M.Errors.empty())
+      return;
     unsigned Defined = 0;
     for (auto &KV : Ctx.M.Functions)
       if (KV.second.IsKernel && KV.second.HasBody &&
           !KV.second.IsTemplateInstance)
         ++Defined;
+    // Device IR holds kernels but never their (host-side) launches.
+    if (Ctx.M.DeviceModule && Defined)
+      return;
     for (const std::string &K : Ctx.Launched) {
       auto It = Ctx.M.Functions.find(K);
       if (It != Ctx.M.Functions.end() && It->second.IsKernel &&

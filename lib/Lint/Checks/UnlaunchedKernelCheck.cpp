@@ -16,6 +16,8 @@ class UnlaunchedKernelCheck : public LintCheck {
 public:
   StringRef name() const override { return "atrex-kernel-unlaunched"; }
   void run(CheckContext &Ctx) override {
+    if (Ctx.M.DeviceModule)
+      return; // launches are not in device IR
     for (auto &KV : Ctx.M.Functions) {
       const FunctionNode &F = KV.second;
       if (!F.IsKernel || !F.HasBody || F.IsTemplateInstance)
