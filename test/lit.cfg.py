@@ -16,8 +16,9 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.atrex_obj_root, "test")
 
 llvm_config.use_default_substitutions()
-llvm_config.with_environment("PATH", config.atrex_tools_dir, append_path=False)
-llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+# atrex's tools, then LLVM 22's (before any other LLVM on the system PATH).
+llvm_config.with_environment(
+    "PATH", [config.atrex_tools_dir, config.llvm_tools_dir], append_path=True)
 # One PCH cache for the whole run, inside the build tree.
 config.environment["ATREX_CACHE_DIR"] = os.path.join(config.atrex_obj_root,
                                                      "atrex-cache")
