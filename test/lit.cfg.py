@@ -10,7 +10,7 @@ from lit.llvm import llvm_config
 config.name = "atrex"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".cu", ".hip", ".cpp", ".mlir", ".test", ".ll"]
-config.excludes = ["Inputs", "Unit", "unittests", "CMakeLists.txt",
+config.excludes = ["Inputs", "Unit", "unittests", "CMakeLists.txt", "main.cpp",
                    "lit.cfg.py", "README.md"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.atrex_obj_root, "test")

@@ -77,32 +77,42 @@ void atrex::lint::decideVerdict(SubmissionResult &R) {
   R.Reasons.clear();
   bool Suspicious = false, Fallback = false, NoKernel = false;
   std::set<std::string> Seen;
+  // Reasons are listed by precedence: suspicious, fallback, unknown,
+  // no-kernel; within one kind, in source order.
+  std::vector<std::string> BySeverity[3];
   for (const Finding &F : R.Findings) {
     if (F.Sev < Severity::Warning)
       continue;
     Verdict V = F.implied();
     std::string Reason;
+    unsigned Rank;
     if (V == Verdict::Suspicious) {
       Suspicious = true;
       Reason = "suspicious: " + F.Check + " (" + F.Symbol + ")";
+      Rank = 0;
     } else if (V == Verdict::Fallback) {
       Fallback = true;
       Reason = "fallback: " + F.Library + " (" + F.Symbol + ")";
+      Rank = 1;
     } else if (V == Verdict::NoKernel) {
       NoKernel = true;
       Reason = "no-kernel: " + F.Message;
+      Rank = 2;
     } else {
       continue;
     }
     if (Seen.insert(Reason).second)
-      R.Reasons.push_back(Reason);
+      BySeverity[Rank].push_back(Reason);
   }
+  R.Reasons = BySeverity[0];
+  R.Reasons.insert(R.Reasons.end(), BySeverity[1].begin(), BySeverity[1].end());
   if (!R.Errors.empty()) {
     std::string Reason = "unknown: " + R.Errors.front();
     if (R.Errors.size() > 1)
       Reason += " (and " + std::to_string(R.Errors.size() - 1) + " more)";
     R.Reasons.push_back(Reason);
   }
+  R.Reasons.insert(R.Reasons.end(), BySeverity[2].begin(), BySeverity[2].end());
   if (Suspicious)
     R.V = Verdict::Suspicious;
   else if (Fallback)

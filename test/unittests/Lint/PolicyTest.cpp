@@ -47,6 +47,13 @@ TEST(PolicyTest, DefaultClassifiesDelegation) {
   R = P.match("at::Tensor::matmul", "/x/ATen/core/TensorBody.h", false);
   ASSERT_NE(R, nullptr);
   EXPECT_EQ(R->Action, RuleAction::Delegate);
+  // ATen's dispatcher (IR without debug info): compute vs views.
+  R = P.match("at::_ops::matmul::call", "", false);
+  ASSERT_NE(R, nullptr);
+  EXPECT_EQ(R->Check, "atrex-delegation-torch");
+  R = P.match("at::_ops::view::call", "", false);
+  ASSERT_NE(R, nullptr);
+  EXPECT_EQ(R->Action, RuleAction::Allow);
   R = P.match("at::Tensor::operator[]", "/x/ATen/core/TensorBody.h", false);
   ASSERT_NE(R, nullptr);
   EXPECT_EQ(R->Action, RuleAction::Allow);

@@ -1,0 +1,153 @@
+//===- Kineto.h - GPU kernels of a PyTorch profiler trace -------*- C++ -*-===//
+//
+// Part of atrex. Loads a Kineto chrome-trace (torch.profiler with
+// record_shapes=True) through the streaming reader, keeping only compact
+// records (interned names and shapes, integer times in ns), then joins each
+// GPU kernel to the CPU op that launched it and to the user annotations that
+// enclose it:
+//   kernel.args.correlation == cuda_runtime.args.correlation (or an ac2g
+//   flow pair when the kernel has no correlation), the runtime call's
+//   "External id" names the innermost CPU op; without one, the innermost op
+//   enclosing the call on its thread; the op's ancestors are the ops and
+//   annotations enclosing it on that thread. gpu_user_annotation ranges
+//   enclose kernels on the same device and stream.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATREX_TRACE_KINETO_H
+#define ATREX_TRACE_KINETO_H
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Allocator.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/StringSaver.h"
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace llvm {
+namespace json {
+class Value;
+} // namespace json
+} // namespace llvm
+
+namespace atrex {
+namespace trace {
+
+/// The shapes and types recorded for a CPU op (record_shapes=True). A
+/// non-tensor argument has an empty dims list (and, for a tensor list, the
+/// element shapes are not kept: `IsList` is set).
+struct OpInputs {
+  std::vector<std::vector<int64_t>> Dims;
+  std::vector<bool> IsList;
+  std::vector<std::string> Types;
+};
+
+/// A CPU-side range: an operator (cpu_op) or a user annotation.
+struct CpuRange {
+  llvm::StringRef Name;
+  int64_t Ts = 0, End = 0; // ns
+  uint64_t Pid = 0, Tid = 0;
+  int64_t ExternalId = -1;
+  /// Index into Trace::inputs(), or -1 when the op has no recorded shapes.
+  int32_t Inputs = -1;
+  /// A cpu_op event (record_param_comms is both an op and an annotation).
+  bool IsOp = true;
+  bool IsAnnotation = false;
+  /// Index of the innermost range that encloses this one on its thread, -1.
+  int32_t Parent = -1;
+};
+
+/// A GPU kernel joined to its launch.
+struct KernelView {
+  llvm::StringRef Name;
+  int64_t Ts = 0, Dur = 0; // ns
+  uint64_t Device = 0, Stream = 0;
+  int64_t Correlation = -1;
+  /// CPU ranges from the innermost launching op outwards (ops and CPU
+  /// annotations). Empty when the launch could not be found.
+  llvm::SmallVector<const CpuRange *, 8> Stack;
+  /// Annotation names, innermost first: GPU annotations around the kernel,
+  /// then CPU annotations around the launch.
+  llvm::SmallVector<llvm::StringRef, 4> Annotations;
+};
+
+struct TraceStats {
+  uint64_t Bytes = 0, Events = 0, Kernels = 0, CpuOps = 0, Annotations = 0;
+  uint64_t Launches = 0, Unlaunched = 0; // kernels without a launching op
+};
+
+class Trace {
+public:
+  /// Streams and indexes the trace at \p Path.
+  static llvm::Expected<std::unique_ptr<Trace>> load(llvm::StringRef Path);
+  /// The same over an in-memory document (tests).
+  static llvm::Expected<std::unique_ptr<Trace>>
+  loadFromBuffer(llvm::StringRef Name, llvm::StringRef Buffer);
+
+  /// Calls \p F for every GPU kernel, in the order of the file.
+  void forEachKernel(llvm::function_ref<void(const KernelView &)> F) const;
+
+  const OpInputs &inputs(int32_t I) const { return InputTable[I]; }
+  const TraceStats &stats() const { return Stats; }
+  llvm::StringRef path() const { return Path; }
+
+  /// GPU busy time (ns): the union of kernel intervals per device, summed.
+  int64_t busyTime() const;
+
+  /// cpu_op events with these names are annotations as well as ops.
+  static bool isAnnotationOp(llvm::StringRef Name);
+
+private:
+  struct Kernel {
+    llvm::StringRef Name;
+    int64_t Ts, Dur;
+    uint64_t Device, Stream;
+    int64_t Correlation, ExternalId;
+    int32_t GpuAnnotation = -1; // innermost enclosing GPU annotation
+  };
+  struct Launch {
+    int64_t Ts;
+    uint64_t Pid, Tid;
+    int64_t ExternalId;
+    int32_t Range = -1; // innermost enclosing CPU range
+  };
+  struct GpuRange {
+    llvm::StringRef Name;
+    int64_t Ts, End;
+    uint64_t Device, Stream;
+    int32_t Parent = -1;
+  };
+
+  std::string Path;
+  llvm::BumpPtrAllocator Alloc;
+  llvm::UniqueStringSaver Strings{Alloc};
+  llvm::StringMap<int32_t> InputIndex;
+  std::vector<OpInputs> InputTable;
+  std::vector<CpuRange> Ranges;
+  std::vector<Kernel> Kernels;
+  std::vector<GpuRange> GpuRanges;
+  llvm::DenseMap<int64_t, Launch> Launches;     // by correlation
+  llvm::DenseMap<int64_t, int32_t> OpByExtId;   // External id -> range
+  /// ac2g flows: id -> start position; (device, stream, ts) -> id.
+  llvm::DenseMap<int64_t, Launch> FlowStarts;
+  std::map<std::tuple<uint64_t, uint64_t, int64_t>, int64_t> FlowEnds;
+  llvm::StringMap<uint64_t> StringIds;
+  TraceStats Stats;
+
+  llvm::Error addEvent(llvm::StringRef Text, uint64_t Offset);
+  uint64_t idOf(const llvm::json::Value *V);
+  void link();
+};
+
+} // namespace trace
+} // namespace atrex
+
+#endif // ATREX_TRACE_KINETO_H

@@ -1,0 +1,383 @@
+//===- JSONStream.cpp - streaming reader of a chrome-trace JSON file ------===//
+//
+// A small pull scanner over fixed-size chunks: it validates the structure of
+// the document (objects, arrays, strings with escapes, scalar tokens) and
+// captures only the elements of the top-level "traceEvents" array. Scalar
+// tokens are checked for their character class here; their exact syntax is
+// checked when the captured event is parsed by llvm::json.
+//
+//===----------------------------------------------------------------------===//
+
+#include "atrex/Trace/JSONStream.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include <string>
+#include <vector>
+
+using namespace llvm;
+
+namespace atrex {
+namespace trace {
+
+namespace {
+
+/// Where the bytes come from: a file read in chunks or a memory buffer.
+class Source {
+public:
+  virtual ~Source() = default;
+  /// Fills \p Buf with up to \p Max bytes; returns the count, 0 at the end.
+  virtual Expected<size_t> read(char *Buf, size_t Max) = 0;
+};
+
+class FileSource : public Source {
+  sys::fs::file_t FD;
+
+public:
+  explicit FileSource(sys::fs::file_t FD) : FD(FD) {}
+  ~FileSource() override { sys::fs::closeFile(FD); }
+  Expected<size_t> read(char *Buf, size_t Max) override {
+    return sys::fs::readNativeFile(FD, MutableArrayRef<char>(Buf, Max));
+  }
+};
+
+class BufferSource : public Source {
+  StringRef Rest;
+
+public:
+  explicit BufferSource(StringRef B) : Rest(B) {}
+  Expected<size_t> read(char *Buf, size_t Max) override {
+    size_t N = std::min(Max, Rest.size());
+    std::memcpy(Buf, Rest.data(), N);
+    Rest = Rest.drop_front(N);
+    return N;
+  }
+};
+
+class Scanner {
+public:
+  Scanner(StringRef Name, Source &Src, size_t ChunkSize)
+      : Name(Name.str()), Src(Src), Buf(std::max<size_t>(ChunkSize, 16)) {}
+
+  Error run(EventCallback Callback);
+  uint64_t consumed() const { return Base + Pos; }
+
+private:
+  std::string Name;
+  Source &Src;
+  std::vector<char> Buf;
+  size_t Len = 0, Pos = 0;
+  uint64_t Base = 0; // file offset of Buf[0]
+  bool Eof = false;
+  // Capture of the current event: text before Buf[CaptureFrom] is in
+  // Captured already.
+  bool Capturing = false;
+  size_t CaptureFrom = 0;
+  std::string Captured;
+  uint64_t EventStart = 0;
+
+  uint64_t offset() const { return Base + Pos; }
+
+  Error error(uint64_t Off, const Twine &Msg) {
+    return createStringError(inconvertibleErrorCode(),
+                             Name + ": byte " + Twine(Off) + ": " + Msg);
+  }
+  Error truncated(const Twine &Where) {
+    std::string In;
+    if (Capturing)
+      In = " in the event starting at byte " + std::to_string(EventStart);
+    return error(offset(), "unexpected end of file " + Where + In +
+                               " (truncated trace?)");
+  }
+
+  /// Makes Buf[Pos] valid; false at the end of the input.
+  Expected<bool> fill() {
+    if (Pos < Len)
+      return true;
+    if (Eof)
+      return false;
+    if (Capturing) {
+      Captured.append(Buf.data() + CaptureFrom, Len - CaptureFrom);
+      CaptureFrom = 0;
+    }
+    Base += Len;
+    Pos = Len = 0;
+    auto N = Src.read(Buf.data(), Buf.size());
+    if (!N)
+      return error(Base, "read error: " + toString(N.takeError()));
+    if (*N == 0) {
+      Eof = true;
+      return false;
+    }
+    Len = *N;
+    return true;
+  }
+
+  /// Skips white space; returns the next character without consuming it, or
+  /// -1 at the end of the input.
+  Expected<int> peek() {
+    for (;;) {
+      auto More = fill();
+      if (!More)
+        return More.takeError();
+      if (!*More)
+        return -1;
+      while (Pos < Len) {
+        char C = Buf[Pos];
+        if (C != ' ' && C != '\n' && C != '\r' && C != '\t')
+          return static_cast<unsigned char>(C);
+        ++Pos;
+      }
+    }
+  }
+
+  Error expect(char C, const Twine &Where) {
+    auto Next = peek();
+    if (!Next)
+      return Next.takeError();
+    if (*Next < 0)
+      return truncated(Where);
+    if (*Next != C)
+      return error(offset(), "expected '" + Twine(C) + "' " + Where +
+                                 ", found '" + Twine(char(*Next)) + "'");
+    ++Pos;
+    return Error::success();
+  }
+
+  Error scanString(std::string *Out);
+  Error scanScalar();
+  Error scanValue(unsigned Depth);
+};
+
+Error Scanner::scanString(std::string *Out) {
+  uint64_t Start = offset();
+  ++Pos; // the opening quote
+  for (;;) {
+    auto More = fill();
+    if (!More)
+      return More.takeError();
+    if (!*More)
+      return error(offset(), "unexpected end of file in the string starting "
+                             "at byte " +
+                                 Twine(Start) + " (truncated trace?)");
+    size_t I = Pos;
+    while (I < Len && Buf[I] != '"' && Buf[I] != '\\' &&
+           static_cast<unsigned char>(Buf[I]) >= 0x20)
+      ++I;
+    if (Out)
+      Out->append(Buf.data() + Pos, I - Pos);
+    Pos = I;
+    if (Pos == Len)
+      continue;
+    char C = Buf[Pos];
+    if (C == '"') {
+      ++Pos;
+      return Error::success();
+    }
+    if (C != '\\')
+      return error(offset(), "control character in a string");
+    ++Pos;
+    auto Esc = fill();
+    if (!Esc)
+      return Esc.takeError();
+    if (!*Esc)
+      return truncated("in a string escape");
+    char E = Buf[Pos++];
+    if (!StringRef("\"\\/bfnrtu").contains(E))
+      return error(offset() - 1, "invalid escape '\\" + Twine(E) + "'");
+    if (Out)
+      Out->push_back(E == 'n' ? '\n' : E == 't' ? '\t' : E);
+  }
+}
+
+Error Scanner::scanScalar() {
+  uint64_t Start = offset();
+  size_t N = 0;
+  for (;;) {
+    auto More = fill();
+    if (!More)
+      return More.takeError();
+    if (!*More)
+      break;
+    char C = Buf[Pos];
+    if (!(isAlnum(C) || C == '-' || C == '+' || C == '.'))
+      break;
+    ++Pos;
+    ++N;
+  }
+  if (N == 0)
+    return error(Start, "expected a JSON value");
+  return Error::success();
+}
+
+Error Scanner::scanValue(unsigned Depth) {
+  if (Depth > 256)
+    return error(offset(), "nesting deeper than 256 levels");
+  auto Next = peek();
+  if (!Next)
+    return Next.takeError();
+  if (*Next < 0)
+    return truncated("where a value was expected");
+  if (*Next == '"')
+    return scanString(nullptr);
+  if (*Next == '{' || *Next == '[') {
+    char Close = *Next == '{' ? '}' : ']';
+    bool IsObject = *Next == '{';
+    uint64_t Open = offset();
+    ++Pos;
+    auto First = peek();
+    if (!First)
+      return First.takeError();
+    if (*First == Close) {
+      ++Pos;
+      return Error::success();
+    }
+    for (;;) {
+      if (IsObject) {
+        auto K = peek();
+        if (!K)
+          return K.takeError();
+        if (*K < 0)
+          return truncated("in the object starting at byte " + Twine(Open));
+        if (*K != '"')
+          return error(offset(), "expected a string key");
+        if (Error E = scanString(nullptr))
+          return E;
+        if (Error E = expect(':', "after an object key"))
+          return E;
+      }
+      if (Error E = scanValue(Depth + 1))
+        return E;
+      auto Sep = peek();
+      if (!Sep)
+        return Sep.takeError();
+      if (*Sep < 0)
+        return truncated(Twine("in the ") + (IsObject ? "object" : "array") +
+                         " starting at byte " + Twine(Open));
+      ++Pos;
+      if (*Sep == Close)
+        return Error::success();
+      if (*Sep != ',')
+        return error(offset() - 1, "expected ',' or '" + Twine(Close) +
+                                       "', found '" + Twine(char(*Sep)) +
+                                       "'");
+    }
+  }
+  return scanScalar();
+}
+
+Error Scanner::run(EventCallback Callback) {
+  if (Error E = expect('{', "at the start of the trace"))
+    return E;
+  bool SawEvents = false;
+  auto First = peek();
+  if (!First)
+    return First.takeError();
+  bool Empty = *First == '}';
+  if (Empty)
+    ++Pos;
+  while (!Empty) {
+    auto K = peek();
+    if (!K)
+      return K.takeError();
+    if (*K < 0)
+      return truncated("in the top-level object");
+    if (*K != '"')
+      return error(offset(), "expected a string key in the top-level object");
+    std::string Key;
+    if (Error E = scanString(&Key))
+      return E;
+    if (Error E = expect(':', "after a top-level key"))
+      return E;
+    if (Key != "traceEvents") {
+      if (Error E = scanValue(1))
+        return E;
+    } else {
+      SawEvents = true;
+      if (Error E = expect('[', "to open \"traceEvents\""))
+        return E;
+      auto N = peek();
+      if (!N)
+        return N.takeError();
+      bool Done = *N == ']';
+      if (Done)
+        ++Pos;
+      while (!Done) {
+        auto V = peek();
+        if (!V)
+          return V.takeError();
+        if (*V < 0)
+          return truncated("in \"traceEvents\"");
+        uint64_t Start = offset();
+        Capturing = true;
+        EventStart = Start;
+        CaptureFrom = Pos;
+        Captured.clear();
+        if (Error E = scanValue(2))
+          return E;
+        Captured.append(Buf.data() + CaptureFrom, Pos - CaptureFrom);
+        Capturing = false;
+        if (Error E = Callback(Captured, Start))
+          return E;
+        auto Sep = peek();
+        if (!Sep)
+          return Sep.takeError();
+        if (*Sep < 0)
+          return truncated("in \"traceEvents\"");
+        ++Pos;
+        if (*Sep == ']')
+          Done = true;
+        else if (*Sep != ',')
+          return error(offset() - 1, "expected ',' or ']' after an event, "
+                                     "found '" +
+                                         Twine(char(*Sep)) + "'");
+      }
+    }
+    auto Sep = peek();
+    if (!Sep)
+      return Sep.takeError();
+    if (*Sep < 0)
+      return truncated("in the top-level object");
+    ++Pos;
+    if (*Sep == '}')
+      break;
+    if (*Sep != ',')
+      return error(offset() - 1, "expected ',' or '}' in the top-level object");
+  }
+  auto Rest = peek();
+  if (!Rest)
+    return Rest.takeError();
+  if (*Rest >= 0)
+    return error(offset(), "unexpected data after the top-level object");
+  if (!SawEvents)
+    return error(offset(), "no \"traceEvents\" array in the trace");
+  return Error::success();
+}
+
+} // namespace
+
+Error streamTraceEvents(StringRef Path, EventCallback Callback,
+                        uint64_t *BytesRead, size_t ChunkSize) {
+  auto FD = sys::fs::openNativeFileForRead(Path);
+  if (!FD)
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot open trace '" + Path +
+                                 "': " + toString(FD.takeError()));
+  FileSource Src(*FD);
+  Scanner S(Path, Src, ChunkSize);
+  Error E = S.run(Callback);
+  if (BytesRead)
+    *BytesRead = S.consumed();
+  return E;
+}
+
+Error streamTraceEventsFromBuffer(StringRef Name, StringRef Buffer,
+                                  EventCallback Callback, size_t ChunkSize) {
+  BufferSource Src(Buffer);
+  Scanner S(Name, Src, ChunkSize);
+  return S.run(Callback);
+}
+
+} // namespace trace
+} // namespace atrex

@@ -1,0 +1,381 @@
+//===- Kineto.cpp - GPU kernels of a PyTorch profiler trace ---------------===//
+
+#include "atrex/Trace/Kineto.h"
+#include "atrex/Trace/JSONStream.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+#include <algorithm>
+#include <cmath>
+
+using namespace llvm;
+
+namespace atrex {
+namespace trace {
+
+bool Trace::isAnnotationOp(StringRef Name) {
+  return Name == "record_param_comms";
+}
+
+static int64_t toNs(double Us) { return static_cast<int64_t>(std::llround(Us * 1000.0)); }
+
+static int64_t intArg(const json::Object *Args, StringRef Key) {
+  if (!Args)
+    return -1;
+  if (auto I = Args->getInteger(Key))
+    return *I;
+  if (auto D = Args->getNumber(Key))
+    return static_cast<int64_t>(*D);
+  return -1;
+}
+
+uint64_t Trace::idOf(const json::Value *V) {
+  if (!V)
+    return 0;
+  if (auto I = V->getAsInteger())
+    return static_cast<uint64_t>(*I);
+  if (auto D = V->getAsNumber())
+    return static_cast<uint64_t>(*D);
+  if (auto S = V->getAsString()) {
+    // Strings (for example "Spans" or "stream 7") get ids above any pid.
+    auto It = StringIds.try_emplace(*S, (uint64_t(1) << 62) + StringIds.size());
+    return It.first->second;
+  }
+  return 0;
+}
+
+Error Trace::addEvent(StringRef Text, uint64_t Offset) {
+  ++Stats.Events;
+  auto Fail = [&](const Twine &Msg) {
+    return createStringError(inconvertibleErrorCode(),
+                             Path + ": byte " + Twine(Offset) + ": " + Msg);
+  };
+  Expected<json::Value> V = json::parse(Text);
+  if (!V) {
+    // llvm::json says "[line:col, byte=N]: message" within the event; report
+    // the byte in the file.
+    std::string Msg = toString(V.takeError());
+    StringRef M(Msg);
+    size_t At = M.find("byte="), End = M.find("]: ");
+    uint64_t Inner;
+    if (At != StringRef::npos && End != StringRef::npos && End > At &&
+        !M.slice(At + 5, End).getAsInteger(10, Inner))
+      return createStringError(inconvertibleErrorCode(),
+                               Path + ": byte " + Twine(Offset + Inner) +
+                                   ": malformed event (starting at byte " +
+                                   Twine(Offset) +
+                                   "): " + M.substr(End + 3));
+    return Fail("malformed event: " + Msg);
+  }
+  const json::Object *O = V->getAsObject();
+  if (!O)
+    return Fail("an element of \"traceEvents\" is not an object");
+  std::optional<StringRef> Ph = O->getString("ph");
+  if (!Ph)
+    return Error::success(); // not a trace event atrex uses
+  StringRef Cat = O->getString("cat").value_or("");
+  StringRef Name = O->getString("name").value_or("");
+  std::optional<double> Ts = O->getNumber("ts");
+
+  if (*Ph == "s" || *Ph == "f") {
+    if (Cat != "ac2g")
+      return Error::success();
+    int64_t Id = -1;
+    if (const json::Value *IdV = O->get("id"))
+      if (auto I = IdV->getAsInteger())
+        Id = *I;
+    if (!Ts || Id < 0)
+      return Fail("ac2g flow event without ts or id");
+    uint64_t Pid = idOf(O->get("pid")), Tid = idOf(O->get("tid"));
+    if (*Ph == "s")
+      FlowStarts[Id] = Launch{toNs(*Ts), Pid, Tid, -1};
+    else
+      FlowEnds[{Pid, Tid, toNs(*Ts)}] = Id;
+    return Error::success();
+  }
+  if (*Ph != "X")
+    return Error::success();
+
+  enum class Kind { Kernel, Runtime, CpuOp, Annotation, GpuAnnotation, Other };
+  Kind K = StringSwitch<Kind>(Cat.lower())
+               .Case("kernel", Kind::Kernel)
+               .Cases({"cuda_runtime", "cuda_driver", "hip_runtime"},
+                      Kind::Runtime)
+               .Case("cpu_op", Kind::CpuOp)
+               .Case("user_annotation", Kind::Annotation)
+               .Case("gpu_user_annotation", Kind::GpuAnnotation)
+               .Default(Kind::Other);
+  if (K == Kind::Other)
+    return Error::success();
+  std::optional<double> Dur = O->getNumber("dur");
+  if (!Ts || !Dur)
+    return Fail("'" + Name + "' (" + Cat + ") has no numeric ts or dur");
+  if (*Dur < 0)
+    return Fail("'" + Name + "' has a negative duration");
+  const json::Object *Args = O->getObject("args");
+  uint64_t Pid = idOf(O->get("pid")), Tid = idOf(O->get("tid"));
+  int64_t Begin = toNs(*Ts), End = toNs(*Ts + *Dur);
+
+  switch (K) {
+  case Kind::Kernel:
+    ++Stats.Kernels;
+    Kernels.push_back(Kernel{Strings.save(Name), Begin, End - Begin, Pid, Tid,
+                             intArg(Args, "correlation"),
+                             intArg(Args, "External id")});
+    break;
+  case Kind::Runtime: {
+    int64_t Corr = intArg(Args, "correlation");
+    if (Corr >= 0) {
+      ++Stats.Launches;
+      Launches[Corr] = Launch{Begin, Pid, Tid, intArg(Args, "External id")};
+    }
+    break;
+  }
+  case Kind::CpuOp:
+  case Kind::Annotation: {
+    CpuRange R;
+    R.Name = Strings.save(Name);
+    R.Ts = Begin;
+    R.End = End;
+    R.Pid = Pid;
+    R.Tid = Tid;
+    R.ExternalId = intArg(Args, "External id");
+    R.IsOp = K == Kind::CpuOp;
+    R.IsAnnotation = K == Kind::Annotation || isAnnotationOp(Name);
+    (K == Kind::CpuOp ? Stats.CpuOps : Stats.Annotations)++;
+    const json::Array *Dims = Args ? Args->getArray("Input Dims") : nullptr;
+    if (K == Kind::CpuOp && Dims) {
+      const json::Array *Types = Args->getArray("Input type");
+      std::string Key;
+      raw_string_ostream KS(Key);
+      KS << json::Value(json::Array(*Dims));
+      if (Types)
+        KS << json::Value(json::Array(*Types));
+      auto It = InputIndex.try_emplace(Key, int32_t(InputTable.size()));
+      if (It.second) {
+        OpInputs In;
+        for (const json::Value &D : *Dims) {
+          std::vector<int64_t> Shape;
+          bool IsList = false;
+          if (const json::Array *A = D.getAsArray()) {
+            for (const json::Value &E : *A) {
+              if (auto I = E.getAsInteger())
+                Shape.push_back(*I);
+              else {
+                IsList = true;
+                Shape.clear();
+                break;
+              }
+            }
+          }
+          In.Dims.push_back(std::move(Shape));
+          In.IsList.push_back(IsList);
+        }
+        if (Types)
+          for (const json::Value &T : *Types)
+            In.Types.push_back(T.getAsString().value_or("").str());
+        InputTable.push_back(std::move(In));
+      }
+      R.Inputs = It.first->second;
+    }
+    if (R.ExternalId >= 0 && K == Kind::CpuOp)
+      OpByExtId[R.ExternalId] = int32_t(Ranges.size());
+    Ranges.push_back(R);
+    break;
+  }
+  case Kind::GpuAnnotation:
+    ++Stats.Annotations;
+    GpuRanges.push_back(GpuRange{Strings.save(Name), Begin, End, Pid, Tid});
+    break;
+  case Kind::Other:
+    break;
+  }
+  return Error::success();
+}
+
+namespace {
+/// One item of a nesting sweep on one timeline (a thread or a stream).
+struct SweepItem {
+  uint64_t Group1, Group2;
+  int64_t Ts;
+  int Order; // 0: a range, 1: a point inside ranges
+  int64_t NegEnd;
+  size_t Index;
+  bool operator<(const SweepItem &O) const {
+    return std::tie(Group1, Group2, Ts, Order, NegEnd, Index) <
+           std::tie(O.Group1, O.Group2, O.Ts, O.Order, O.NegEnd, O.Index);
+  }
+};
+
+/// Sorts the items and calls OnRange(index, parent) / OnPoint(index,
+/// innermost) with the innermost range that encloses each item.
+template <typename EndOf, typename RangeFn, typename PointFn>
+void sweep(std::vector<SweepItem> &Items, EndOf End, RangeFn OnRange,
+           PointFn OnPoint) {
+  llvm::sort(Items);
+  std::vector<size_t> Stack;
+  uint64_t G1 = ~0ull, G2 = ~0ull;
+  for (const SweepItem &It : Items) {
+    if (It.Group1 != G1 || It.Group2 != G2) {
+      Stack.clear();
+      G1 = It.Group1;
+      G2 = It.Group2;
+    }
+    if (It.Order == 0) {
+      while (!Stack.empty() && End(Stack.back()) <= It.Ts)
+        Stack.pop_back();
+      OnRange(It.Index, Stack.empty() ? -1 : int32_t(Stack.back()));
+      Stack.push_back(It.Index);
+    } else {
+      while (!Stack.empty() && End(Stack.back()) < It.Ts)
+        Stack.pop_back();
+      OnPoint(It.Index, Stack.empty() ? -1 : int32_t(Stack.back()));
+    }
+  }
+}
+} // namespace
+
+void Trace::link() {
+  // CPU ranges and launches on each thread.
+  std::vector<SweepItem> Items;
+  Items.reserve(Ranges.size() + Launches.size() + FlowStarts.size());
+  for (size_t I = 0; I < Ranges.size(); ++I)
+    Items.push_back({Ranges[I].Pid, Ranges[I].Tid, Ranges[I].Ts, 0,
+                     -Ranges[I].End, I});
+  std::vector<Launch *> Points;
+  for (auto &L : Launches)
+    Points.push_back(&L.second);
+  for (auto &L : FlowStarts)
+    Points.push_back(&L.second);
+  for (size_t I = 0; I < Points.size(); ++I)
+    Items.push_back({Points[I]->Pid, Points[I]->Tid, Points[I]->Ts, 1, 0, I});
+  sweep(
+      Items, [&](size_t I) { return Ranges[I].End; },
+      [&](size_t I, int32_t P) { Ranges[I].Parent = P; },
+      [&](size_t I, int32_t P) {
+        Launch &L = *Points[I];
+        auto Op = L.ExternalId >= 0 ? OpByExtId.find(L.ExternalId)
+                                    : OpByExtId.end();
+        L.Range = Op != OpByExtId.end() ? Op->second : P;
+      });
+
+  // GPU annotations and kernels on each stream.
+  Items.clear();
+  for (size_t I = 0; I < GpuRanges.size(); ++I)
+    Items.push_back({GpuRanges[I].Device, GpuRanges[I].Stream, GpuRanges[I].Ts,
+                     0, -GpuRanges[I].End, I});
+  for (size_t I = 0; I < Kernels.size(); ++I)
+    Items.push_back({Kernels[I].Device, Kernels[I].Stream, Kernels[I].Ts, 1, 0,
+                     I});
+  sweep(
+      Items, [&](size_t I) { return GpuRanges[I].End; },
+      [&](size_t I, int32_t P) { GpuRanges[I].Parent = P; },
+      [&](size_t I, int32_t P) { Kernels[I].GpuAnnotation = P; });
+  std::vector<SweepItem>().swap(Items);
+}
+
+void Trace::forEachKernel(function_ref<void(const KernelView &)> F) const {
+  KernelView V;
+  for (const Kernel &K : Kernels) {
+    V.Name = K.Name;
+    V.Ts = K.Ts;
+    V.Dur = K.Dur;
+    V.Device = K.Device;
+    V.Stream = K.Stream;
+    V.Correlation = K.Correlation;
+    V.Stack.clear();
+    V.Annotations.clear();
+    int64_t Corr = K.Correlation;
+    if (Corr < 0) {
+      auto Flow = FlowEnds.find({K.Device, K.Stream, K.Ts});
+      if (Flow != FlowEnds.end())
+        Corr = Flow->second;
+    }
+    int32_t Range = -1;
+    const Launch *L = nullptr;
+    if (Corr >= 0) {
+      auto It = Launches.find(Corr);
+      if (It != Launches.end())
+        L = &It->second;
+      else if ((It = FlowStarts.find(Corr)) != FlowStarts.end())
+        L = &It->second;
+    }
+    if (L)
+      Range = L->Range;
+    else if (K.ExternalId >= 0) {
+      auto Op = OpByExtId.find(K.ExternalId);
+      if (Op != OpByExtId.end())
+        Range = Op->second;
+    }
+    for (int32_t G = K.GpuAnnotation; G >= 0; G = GpuRanges[G].Parent)
+      V.Annotations.push_back(GpuRanges[G].Name);
+    for (int32_t R = Range; R >= 0; R = Ranges[R].Parent) {
+      V.Stack.push_back(&Ranges[R]);
+      if (Ranges[R].IsAnnotation)
+        V.Annotations.push_back(Ranges[R].Name);
+    }
+    F(V);
+  }
+}
+
+int64_t Trace::busyTime() const {
+  std::vector<std::tuple<uint64_t, int64_t, int64_t>> Iv;
+  Iv.reserve(Kernels.size());
+  for (const Kernel &K : Kernels)
+    Iv.emplace_back(K.Device, K.Ts, K.Ts + K.Dur);
+  llvm::sort(Iv);
+  int64_t Total = 0, CurEnd = INT64_MIN, CurBegin = 0;
+  uint64_t Dev = ~0ull;
+  for (auto &[D, B, E] : Iv) {
+    if (D != Dev || B > CurEnd) {
+      if (CurEnd != INT64_MIN)
+        Total += CurEnd - CurBegin;
+      Dev = D;
+      CurBegin = B;
+      CurEnd = E;
+    } else
+      CurEnd = std::max(CurEnd, E);
+  }
+  if (CurEnd != INT64_MIN)
+    Total += CurEnd - CurBegin;
+  return Total;
+}
+
+Expected<std::unique_ptr<Trace>> Trace::load(StringRef Path) {
+  auto T = std::make_unique<Trace>();
+  T->Path = Path.str();
+  if (Error E = streamTraceEvents(
+          Path,
+          [&](StringRef Text, uint64_t Off) { return T->addEvent(Text, Off); },
+          &T->Stats.Bytes))
+    return std::move(E);
+  T->link();
+  T->forEachKernel([&](const KernelView &K) {
+    if (K.Stack.empty())
+      ++T->Stats.Unlaunched;
+  });
+  return std::move(T);
+}
+
+Expected<std::unique_ptr<Trace>> Trace::loadFromBuffer(StringRef Name,
+                                                       StringRef Buffer) {
+  auto T = std::make_unique<Trace>();
+  T->Path = Name.str();
+  T->Stats.Bytes = Buffer.size();
+  if (Error E = streamTraceEventsFromBuffer(
+          Name, Buffer,
+          [&](StringRef Text, uint64_t Off) { return T->addEvent(Text, Off); },
+          4096))
+    return std::move(E);
+  T->link();
+  T->forEachKernel([&](const KernelView &K) {
+    if (K.Stack.empty())
+      ++T->Stats.Unlaunched;
+  });
+  return std::move(T);
+}
+
+} // namespace trace
+} // namespace atrex

@@ -1,0 +1,188 @@
+//===- atrex-trace.cpp - importance weights from profiler traces ----------===//
+//
+//   atrex-trace ingest <trace.json>... [--map FILE] [--fleet FILE]
+//                      [--coverage 0.9] [-o weights.json] [--quiet]
+//   atrex-trace kernels <trace.json> [--map FILE]
+//
+// `ingest` maps the GPU kernels of PyTorch profiler traces to suite
+// operators and shapes, splits them by phase and writes importance weights
+// (docs/formats/weights.md) with a summary table. `kernels` prints every
+// kernel joined to its launching op, shapes, annotations and mapping.
+// See docs/trace.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "atrex/Trace/Kineto.h"
+#include "atrex/Trace/Mapping.h"
+#include "atrex/Trace/Weights.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace atrex::trace;
+
+static cl::opt<std::string> Command(cl::Positional, cl::Required,
+                                    cl::desc("<ingest|kernels>"));
+static cl::list<std::string> Inputs(cl::Positional, cl::desc("<trace.json>..."));
+static cl::opt<std::string>
+    MapPath("map", cl::desc("Operator mapping rules (YAML)"),
+            cl::init("suites/atrex-serve/trace-map.yaml"));
+static cl::opt<std::string>
+    FleetPath("fleet", cl::desc("Fleet description: applications, card-hours "
+                                "and their traces (YAML); without it each "
+                                "trace is an application of 1 card-hour"));
+static cl::opt<double>
+    Coverage("coverage",
+             cl::desc("Share of mapped, shaped GPU time the hot problems "
+                      "cover"),
+             cl::init(0.9));
+static cl::opt<std::string> Output("o", cl::desc("Write the weights JSON here "
+                                                 "('-' for stdout)"));
+static cl::opt<bool> Quiet("quiet", cl::desc("No summary table"));
+
+static int fail(const Twine &Msg) {
+  errs() << "atrex-trace: error: " << Msg << "\n";
+  return 1;
+}
+
+static std::string appName(StringRef Path) {
+  StringRef Stem = sys::path::filename(Path);
+  for (StringRef Ext : {".pt.trace.json", ".trace.json", ".json"})
+    if (Stem.consume_back(Ext))
+      break;
+  return Stem.str();
+}
+
+static std::string dimsText(const OpInputs &In) {
+  std::string S;
+  for (size_t I = 0; I < In.Dims.size(); ++I) {
+    S += I ? " (" : "(";
+    if (In.IsList[I])
+      S += "list";
+    for (size_t J = 0; J < In.Dims[I].size(); ++J)
+      S += (J ? "," : "") + std::to_string(In.Dims[I][J]);
+    S += ")";
+  }
+  return S;
+}
+
+static int runKernels(const Mapping &Map) {
+  if (Inputs.size() != 1)
+    return fail("'kernels' takes exactly one trace");
+  auto T = Trace::load(Inputs[0]);
+  if (!T)
+    return fail(toString(T.takeError()));
+  raw_ostream &OS = outs();
+  (*T)->forEachKernel([&](const KernelView &K) {
+    Match M = Map.match(K, **T);
+    OS << formatv("kernel '{0}' ts={1}ns dur={2}ns device={3} stream={4} "
+                  "correlation={5}\n",
+                  K.Name, K.Ts, K.Dur, K.Device, K.Stream, K.Correlation);
+    if (K.Stack.empty())
+      OS << "  launch: none\n";
+    for (const CpuRange *R : K.Stack) {
+      OS << (R->IsOp ? "  op: " : "  annotation: ") << R->Name;
+      if (R->Inputs >= 0) {
+        const OpInputs &In = (*T)->inputs(R->Inputs);
+        OS << " dims=" << dimsText(In);
+        if (!In.Types.empty())
+          OS << " types=[" << join(In.Types, ", ") << "]";
+      }
+      OS << "\n";
+    }
+    if (!K.Annotations.empty())
+      OS << "  annotations: " << join(K.Annotations, " < ") << "\n";
+    if (!M.Rule) {
+      OS << "  -> unmapped\n";
+      return;
+    }
+    OS << "  -> " << M.Rule->Operator;
+    if (M.HasShape) {
+      OS << " {";
+      bool First = true;
+      for (auto &[Name, V] : M.Shape) {
+        OS << (First ? "" : ",") << Name << "=" << V;
+        First = false;
+      }
+      OS << "}";
+    } else
+      OS << " (no shapes recorded)";
+    OS << " phase=" << phaseName(M.P);
+    if (!M.Rule->Name.empty())
+      OS << " rule='" << M.Rule->Name << "'";
+    OS << "\n";
+  });
+  const TraceStats &S = (*T)->stats();
+  OS << formatv("{0} events, {1} kernels ({2} without a launching op), {3} "
+                "cpu ops, {4} annotations\n",
+                S.Events, S.Kernels, S.Unlaunched, S.CpuOps, S.Annotations);
+  return 0;
+}
+
+static int runIngest(const Mapping &Map) {
+  if (Inputs.empty())
+    return fail("'ingest' needs at least one trace");
+  std::optional<Fleet> F;
+  if (!FleetPath.empty()) {
+    auto FE = Fleet::load(FleetPath);
+    if (!FE)
+      return fail(toString(FE.takeError()));
+    F = std::move(*FE);
+  }
+  WeightBuilder B(Map);
+  for (const std::string &Path : Inputs) {
+    std::string App = appName(Path);
+    double CardHours = 1;
+    if (F) {
+      auto A = F->appFor(Path);
+      if (!A)
+        return fail(toString(A.takeError()) + " '" + FleetPath + "'");
+      App = (*A)->Name;
+      CardHours = (*A)->CardHours;
+    }
+    auto T = Trace::load(Path);
+    if (!T)
+      return fail(toString(T.takeError()));
+    B.addTrace(App, CardHours, **T);
+  }
+  if (F)
+    for (const FleetApp &A : F->Apps)
+      if (none_of(B.apps(), [&](const AppStats &S) { return S.Name == A.Name; }))
+        errs() << "atrex-trace: warning: application '" << A.Name
+               << "' of the fleet file has no trace; its card-hours are left "
+                  "out\n";
+  auto R = B.compute(Coverage);
+  if (!R)
+    return fail(toString(R.takeError()));
+  if (!Output.empty()) {
+    std::error_code EC;
+    raw_fd_ostream OS(Output, EC, sys::fs::OF_TextWithCRLF);
+    if (EC)
+      return fail("cannot write '" + Output + "': " + EC.message());
+    WeightBuilder::writeJSON(OS, *R, B.apps());
+  }
+  if (!Quiet)
+    WeightBuilder::printSummary(Output == "-" ? errs() : outs(), *R, B.apps());
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  InitLLVM X(argc, argv);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "atrex-trace: importance weights and hot shapes from profiler traces\n");
+  auto Map = Mapping::load(MapPath);
+  if (!Map)
+    return fail(toString(Map.takeError()));
+  if (Command == "ingest")
+    return runIngest(*Map);
+  if (Command == "kernels")
+    return runKernels(*Map);
+  return fail("unknown command '" + Command + "' (expected ingest or kernels)");
+}
