@@ -185,7 +185,7 @@ Error Scanner::scanString(std::string *Out) {
       return truncated("in a string escape");
     char E = Buf[Pos++];
     if (!StringRef("\"\\/bfnrtu").contains(E))
-      return error(offset() - 1, "invalid escape '\\" + Twine(E) + "'");
+      return error(offset() - 2, "invalid escape '\\" + Twine(E) + "'");
     if (Out)
       Out->push_back(E == 'n' ? '\n' : E == 't' ? '\t' : E);
   }

@@ -89,10 +89,19 @@ Error Trace::addEvent(StringRef Text, uint64_t Offset) {
     if (!Ts || Id < 0)
       return Fail("ac2g flow event without ts or id");
     uint64_t Pid = idOf(O->get("pid")), Tid = idOf(O->get("tid"));
-    if (*Ph == "s")
-      FlowStarts[Id] = Launch{toNs(*Ts), Pid, Tid, -1};
-    else
-      FlowEnds[{Pid, Tid, toNs(*Ts)}] = Id;
+    // A flow only adds information for a kernel without a correlation
+    // argument. Kineto writes each flow end right after its runtime call or
+    // kernel, so the redundant ones (most) are not kept.
+    if (*Ph == "s") {
+      if (!Launches.count(Id))
+        FlowStarts[Id] = Launch{toNs(*Ts), Pid, Tid, -1};
+    } else {
+      int64_t At = toNs(*Ts);
+      const Kernel *Last = Kernels.empty() ? nullptr : &Kernels.back();
+      if (!Last || Last->Correlation != Id || Last->Device != Pid ||
+          Last->Stream != Tid || Last->Ts != At)
+        FlowEnds[{Pid, Tid, At}] = Id;
+    }
     return Error::success();
   }
   if (*Ph != "X")

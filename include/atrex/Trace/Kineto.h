@@ -26,7 +26,6 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/StringSaver.h"
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -138,7 +137,7 @@ private:
   llvm::DenseMap<int64_t, int32_t> OpByExtId;   // External id -> range
   /// ac2g flows: id -> start position; (device, stream, ts) -> id.
   llvm::DenseMap<int64_t, Launch> FlowStarts;
-  std::map<std::tuple<uint64_t, uint64_t, int64_t>, int64_t> FlowEnds;
+  llvm::DenseMap<std::tuple<uint64_t, uint64_t, int64_t>, int64_t> FlowEnds;
   llvm::StringMap<uint64_t> StringIds;
   TraceStats Stats;
 
