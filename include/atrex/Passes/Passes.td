@@ -60,4 +60,28 @@ def AtrexSemanticWork : Pass<"atrex-semantic-work", "mlir::ModuleOp"> {
   ];
 }
 
+def AtrexLint : Pass<"atrex-lint", "mlir::ModuleOp"> {
+  let summary = "atrex-lint checks on MLIR GPU modules: own kernels, delegation";
+  let description = [{
+    Builds atrex-lint's submission model from a module of MLIR-based kernel
+    DSLs (`gpu`, `func`, `llvm`, `nvvm`, `rocdl` dialects) and runs the same
+    checks and policy as atrex-lint: `gpu.func` kernels (and `llvm.func` with
+    `nvvm.kernel` / `rocdl.kernel`) must exist and be launched from a host
+    entry (`gpu.launch_func`, or an inline `gpu.launch` region);
+    `func.call` / `llvm.call` to vendor or PyTorch symbols (mangled names are
+    demangled) are delegation; calls through values that cannot be resolved
+    are reported. Findings are warnings at the ops' locations, the verdict is
+    a remark and the `atrex.verdict` attribute of the module.
+  }];
+  let options = [
+    Option<"policyFile", "policy", "std::string", /*default=*/"\"\"",
+           "atrex-lint policy file (YAML or JSON)">,
+    ListOption<"entries", "entry", "std::string",
+               "Entry points (default: every public host function)">,
+    Option<"jsonOutput", "json", "std::string", /*default=*/"\"\"",
+           "Write the atrex-lint JSON report to this file ('-' for stdout)">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
 #endif // ATREX_PASSES_TD
