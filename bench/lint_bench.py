@@ -42,7 +42,10 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
     ap.add_argument("--out")
+    ap.add_argument("--lint", default=LINT,
+                    help="atrex-lint binary (default: build/bin/atrex-lint)")
     a = ap.parse_args()
+    lint = a.lint
     files = a.files or sorted(
         glob.glob(os.path.join(ROOT, "examples/lint/*.cu")) +
         glob.glob(os.path.join(ROOT, "examples/lint/*.hip")) +
@@ -52,26 +55,26 @@ def main():
     env = dict(os.environ, ATREX_CACHE_DIR=cache)
     rows = []
     for f in files:
-        cmd = subprocess.run([LINT, "--print-command", f], capture_output=True,
+        cmd = subprocess.run([lint, "--print-command", f], capture_output=True,
                              text=True, env=env).stdout.split()
         clang = median([CLANG] + cmd[1:], a.reps)
-        nopch = median([LINT, "--no-pch", f], a.reps, env)
+        nopch = median([lint, "--no-pch", f], a.reps, env)
         torch = "torch/" in open(f, errors="replace").read()
         cold = warm = None
         if torch:
             shutil.rmtree(cache, ignore_errors=True)
-            cold = timed([LINT, f], env)
-            warm = median([LINT, f], a.reps, env)
+            cold = timed([lint, f], env)
+            warm = median([lint, f], a.reps, env)
         rows.append((os.path.relpath(f, ROOT), clang, nopch, cold, warm))
         print(f"{rows[-1][0]}: clang {clang:.2f}s, lint {nopch:.2f}s "
               f"({nopch / clang:.2f}x)" +
               (f", pch cold {cold:.2f}s warm {warm:.2f}s" if torch else ""),
               flush=True)
     # Throughput: all files, a warm cache, -j jobs.
-    subprocess.run([LINT] + files, stdout=subprocess.DEVNULL,
+    subprocess.run([lint] + files, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, env=env)
-    t = timed([LINT, "-j", str(a.jobs)] + files, env)
-    t1 = timed([LINT, "-j", "1"] + files, env)
+    t = timed([lint, "-j", str(a.jobs)] + files, env)
+    t1 = timed([lint, "-j", "1"] + files, env)
     shutil.rmtree(cache, ignore_errors=True)
 
     ratios = [r[2] / r[1] for r in rows]
