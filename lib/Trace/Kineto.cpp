@@ -93,13 +93,18 @@ Error Trace::addEvent(StringRef Text, uint64_t Offset) {
     // argument. Kineto writes each flow end right after its runtime call or
     // kernel, so the redundant ones (most) are not kept.
     if (*Ph == "s") {
-      if (!Launches.count(Id))
-        FlowStarts[Id] = Launch{toNs(*Ts), Pid, Tid, -1};
+      if (!RecentLaunches.count(Id))
+        FlowStarts.add(Id, Launch{toNs(*Ts), Pid, Tid, -1});
     } else {
       int64_t At = toNs(*Ts);
-      const Kernel *Last = Kernels.empty() ? nullptr : &Kernels.back();
-      if (!Last || Last->Correlation != Id || Last->Device != Pid ||
-          Last->Stream != Tid || Last->Ts != At)
+      bool Redundant = false;
+      for (size_t I = Kernels.size(), N = 0; I > 0 && N < 8; --I, ++N) {
+        const Kernel &K = Kernels[I - 1];
+        if (K.Correlation == Id && K.Device == Pid && K.Stream == Tid &&
+            K.Ts == At)
+          Redundant = true;
+      }
+      if (!Redundant)
         FlowEnds[{Pid, Tid, At}] = Id;
     }
     return Error::success();
@@ -138,7 +143,11 @@ Error Trace::addEvent(StringRef Text, uint64_t Offset) {
     int64_t Corr = intArg(Args, "correlation");
     if (Corr >= 0) {
       ++Stats.Launches;
-      Launches[Corr] = Launch{Begin, Pid, Tid, intArg(Args, "External id")};
+      Launches.add(Corr, Launch{Begin, Pid, Tid, intArg(Args, "External id")});
+      // The last launches, to recognise redundant flow starts.
+      if (RecentLaunches.size() >= 64)
+        RecentLaunches.clear();
+      RecentLaunches.insert(Corr);
     }
     break;
   }
@@ -157,11 +166,26 @@ Error Trace::addEvent(StringRef Text, uint64_t Offset) {
     const json::Array *Dims = Args ? Args->getArray("Input Dims") : nullptr;
     if (K == Kind::CpuOp && Dims) {
       const json::Array *Types = Args->getArray("Input type");
-      std::string Key;
-      raw_string_ostream KS(Key);
-      KS << json::Value(json::Array(*Dims));
+      // The interning key: dims and types as text, without copying them.
+      std::string &Key = KeyBuffer;
+      Key.clear();
+      for (const json::Value &D : *Dims) {
+        Key += '[';
+        if (const json::Array *A = D.getAsArray())
+          for (const json::Value &E : *A) {
+            if (auto I = E.getAsInteger())
+              Key += std::to_string(*I);
+            else
+              Key += 'L';
+            Key += ',';
+          }
+        Key += ']';
+      }
       if (Types)
-        KS << json::Value(json::Array(*Types));
+        for (const json::Value &T : *Types) {
+          Key += '|';
+          Key += T.getAsString().value_or("");
+        }
       auto It = InputIndex.try_emplace(Key, int32_t(InputTable.size()));
       if (It.second) {
         OpInputs In;
@@ -190,7 +214,7 @@ Error Trace::addEvent(StringRef Text, uint64_t Offset) {
       R.Inputs = It.first->second;
     }
     if (R.ExternalId >= 0 && K == Kind::CpuOp)
-      OpByExtId[R.ExternalId] = int32_t(Ranges.size());
+      OpByExtId.add(R.ExternalId, int32_t(Ranges.size()));
     Ranges.push_back(R);
     break;
   }
@@ -205,84 +229,98 @@ Error Trace::addEvent(StringRef Text, uint64_t Offset) {
 }
 
 namespace {
-/// One item of a nesting sweep on one timeline (a thread or a stream).
-struct SweepItem {
-  uint64_t Group1, Group2;
-  int64_t Ts;
-  int Order; // 0: a range, 1: a point inside ranges
-  int64_t NegEnd;
-  size_t Index;
-  bool operator<(const SweepItem &O) const {
-    return std::tie(Group1, Group2, Ts, Order, NegEnd, Index) <
-           std::tie(O.Group1, O.Group2, O.Ts, O.Order, O.NegEnd, O.Index);
-  }
-};
+/// A position on a timeline: (group, group, time).
+using TimeKey = std::tuple<uint64_t, uint64_t, int64_t>;
 
-/// Sorts the items and calls OnRange(index, parent) / OnPoint(index,
-/// innermost) with the innermost range that encloses each item.
-template <typename EndOf, typename RangeFn, typename PointFn>
-void sweep(std::vector<SweepItem> &Items, EndOf End, RangeFn OnRange,
-           PointFn OnPoint) {
-  llvm::sort(Items);
-  std::vector<size_t> Stack;
+/// Nesting sweep over one kind of timeline (threads or streams): ranges
+/// and points, each sorted by their key (ranges longest first at equal
+/// starts), merged; OnRange(index, parent) and OnPoint(index, innermost)
+/// receive the innermost range that encloses each item, or -1.
+template <typename RangeKey, typename RangeEnd, typename PointKey,
+          typename RangeFn, typename PointFn>
+void sweep(size_t NRanges, size_t NPoints, RangeKey RK, RangeEnd End,
+           PointKey PK, RangeFn OnRange, PointFn OnPoint) {
+  std::vector<uint32_t> R(NRanges), P(NPoints);
+  for (size_t I = 0; I < NRanges; ++I)
+    R[I] = I;
+  for (size_t I = 0; I < NPoints; ++I)
+    P[I] = I;
+  llvm::sort(R, [&](uint32_t A, uint32_t B) {
+    return std::make_tuple(RK(A), -End(A), A) <
+           std::make_tuple(RK(B), -End(B), B);
+  });
+  llvm::sort(P, [&](uint32_t A, uint32_t B) {
+    return std::make_pair(PK(A), A) < std::make_pair(PK(B), B);
+  });
+  std::vector<uint32_t> Stack;
   uint64_t G1 = ~0ull, G2 = ~0ull;
-  for (const SweepItem &It : Items) {
-    if (It.Group1 != G1 || It.Group2 != G2) {
+  size_t I = 0, J = 0;
+  while (I < R.size() || J < P.size()) {
+    bool TakeRange = J == P.size() || (I < R.size() && RK(R[I]) <= PK(P[J]));
+    TimeKey K = TakeRange ? RK(R[I]) : PK(P[J]);
+    if (std::get<0>(K) != G1 || std::get<1>(K) != G2) {
       Stack.clear();
-      G1 = It.Group1;
-      G2 = It.Group2;
+      G1 = std::get<0>(K);
+      G2 = std::get<1>(K);
     }
-    if (It.Order == 0) {
-      while (!Stack.empty() && End(Stack.back()) <= It.Ts)
+    int64_t Ts = std::get<2>(K);
+    if (TakeRange) {
+      while (!Stack.empty() && End(Stack.back()) <= Ts)
         Stack.pop_back();
-      OnRange(It.Index, Stack.empty() ? -1 : int32_t(Stack.back()));
-      Stack.push_back(It.Index);
+      OnRange(R[I], Stack.empty() ? -1 : int32_t(Stack.back()));
+      Stack.push_back(R[I]);
+      ++I;
     } else {
-      while (!Stack.empty() && End(Stack.back()) < It.Ts)
+      while (!Stack.empty() && End(Stack.back()) < Ts)
         Stack.pop_back();
-      OnPoint(It.Index, Stack.empty() ? -1 : int32_t(Stack.back()));
+      OnPoint(P[J], Stack.empty() ? -1 : int32_t(Stack.back()));
+      ++J;
     }
   }
 }
 } // namespace
 
 void Trace::link() {
-  // CPU ranges and launches on each thread.
-  std::vector<SweepItem> Items;
-  Items.reserve(Ranges.size() + Launches.size() + FlowStarts.size());
-  for (size_t I = 0; I < Ranges.size(); ++I)
-    Items.push_back({Ranges[I].Pid, Ranges[I].Tid, Ranges[I].Ts, 0,
-                     -Ranges[I].End, I});
+  Launches.finalize();
+  FlowStarts.finalize();
+  OpByExtId.finalize();
+  RecentLaunches.clear();
+
+  // CPU ranges and launches (runtime calls and flow starts) on each thread.
   std::vector<Launch *> Points;
+  Points.reserve(Launches.size() + FlowStarts.size());
   for (auto &L : Launches)
     Points.push_back(&L.second);
   for (auto &L : FlowStarts)
     Points.push_back(&L.second);
-  for (size_t I = 0; I < Points.size(); ++I)
-    Items.push_back({Points[I]->Pid, Points[I]->Tid, Points[I]->Ts, 1, 0, I});
   sweep(
-      Items, [&](size_t I) { return Ranges[I].End; },
-      [&](size_t I, int32_t P) { Ranges[I].Parent = P; },
-      [&](size_t I, int32_t P) {
+      Ranges.size(), Points.size(),
+      [&](uint32_t I) { return TimeKey(Ranges[I].Pid, Ranges[I].Tid, Ranges[I].Ts); },
+      [&](uint32_t I) { return Ranges[I].End; },
+      [&](uint32_t I) {
+        return TimeKey(Points[I]->Pid, Points[I]->Tid, Points[I]->Ts);
+      },
+      [&](uint32_t I, int32_t P) { Ranges[I].Parent = P; },
+      [&](uint32_t I, int32_t P) {
         Launch &L = *Points[I];
-        auto Op = L.ExternalId >= 0 ? OpByExtId.find(L.ExternalId)
-                                    : OpByExtId.end();
-        L.Range = Op != OpByExtId.end() ? Op->second : P;
+        const int32_t *Op =
+            L.ExternalId >= 0 ? OpByExtId.find(L.ExternalId) : nullptr;
+        L.Range = Op ? *Op : P;
       });
+  std::vector<Launch *>().swap(Points);
 
   // GPU annotations and kernels on each stream.
-  Items.clear();
-  for (size_t I = 0; I < GpuRanges.size(); ++I)
-    Items.push_back({GpuRanges[I].Device, GpuRanges[I].Stream, GpuRanges[I].Ts,
-                     0, -GpuRanges[I].End, I});
-  for (size_t I = 0; I < Kernels.size(); ++I)
-    Items.push_back({Kernels[I].Device, Kernels[I].Stream, Kernels[I].Ts, 1, 0,
-                     I});
   sweep(
-      Items, [&](size_t I) { return GpuRanges[I].End; },
-      [&](size_t I, int32_t P) { GpuRanges[I].Parent = P; },
-      [&](size_t I, int32_t P) { Kernels[I].GpuAnnotation = P; });
-  std::vector<SweepItem>().swap(Items);
+      GpuRanges.size(), Kernels.size(),
+      [&](uint32_t I) {
+        return TimeKey(GpuRanges[I].Device, GpuRanges[I].Stream, GpuRanges[I].Ts);
+      },
+      [&](uint32_t I) { return GpuRanges[I].End; },
+      [&](uint32_t I) {
+        return TimeKey(Kernels[I].Device, Kernels[I].Stream, Kernels[I].Ts);
+      },
+      [&](uint32_t I, int32_t P) { GpuRanges[I].Parent = P; },
+      [&](uint32_t I, int32_t P) { Kernels[I].GpuAnnotation = P; });
 }
 
 void Trace::forEachKernel(function_ref<void(const KernelView &)> F) const {
@@ -305,18 +343,15 @@ void Trace::forEachKernel(function_ref<void(const KernelView &)> F) const {
     int32_t Range = -1;
     const Launch *L = nullptr;
     if (Corr >= 0) {
-      auto It = Launches.find(Corr);
-      if (It != Launches.end())
-        L = &It->second;
-      else if ((It = FlowStarts.find(Corr)) != FlowStarts.end())
-        L = &It->second;
+      L = Launches.find(Corr);
+      if (!L)
+        L = FlowStarts.find(Corr);
     }
     if (L)
       Range = L->Range;
     else if (K.ExternalId >= 0) {
-      auto Op = OpByExtId.find(K.ExternalId);
-      if (Op != OpByExtId.end())
-        Range = Op->second;
+      if (const int32_t *Op = OpByExtId.find(K.ExternalId))
+        Range = *Op;
     }
     for (int32_t G = K.GpuAnnotation; G >= 0; G = GpuRanges[G].Parent)
       V.Annotations.push_back(GpuRanges[G].Name);

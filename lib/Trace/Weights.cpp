@@ -12,6 +12,7 @@
 #include "llvm/Support/YAMLTraits.h"
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <set>
 
 using namespace llvm;
@@ -135,14 +136,15 @@ void WeightBuilder::addTrace(StringRef App, double CardHours, const Trace &T) {
   A.Traces.push_back(T.path().str());
   A.BusyNs += T.busyTime();
 
-  // Shaped kernels keep a record until their phase is decided.
+  // Every kernel keeps a small record until its phase is decided.
   struct Rec {
     uint64_t Device;
     int64_t Ts, Dur;
-    int32_t Key; // index into Keys, -1 for kernels without a problem
-    Phase P;
+    int64_t PrevTs;  // the previous decided kernel on the device
+    int32_t Key;     // index into Keys, -1 for kernels without a problem
+    Phase P, PrevP;
   };
-  std::vector<Rec> Recs;
+  std::deque<Rec> Recs;
   std::vector<ProblemKey> Keys;
   std::map<ProblemKey, int32_t> KeyIndex;
   T.forEachKernel([&](const KernelView &K) {
@@ -173,63 +175,53 @@ void WeightBuilder::addTrace(StringRef App, double CardHours, const Trace &T) {
         Keys.push_back(std::move(PK));
       Key = KI->second;
     }
-    Recs.push_back(Rec{K.Device, K.Ts, K.Dur, Key, M.P});
+    Recs.push_back(Rec{K.Device, K.Ts, K.Dur, 0, Key, M.P, Phase::Unknown});
   });
 
   // Undecided phases: the phase of the nearest decided kernel (in time) on
   // the same device.
-  std::vector<size_t> Order(Recs.size());
-  for (size_t I = 0; I < Order.size(); ++I)
-    Order[I] = I;
-  llvm::sort(Order, [&](size_t L, size_t R) {
-    return std::tie(Recs[L].Device, Recs[L].Ts) <
-           std::tie(Recs[R].Device, Recs[R].Ts);
+  std::stable_sort(Recs.begin(), Recs.end(), [](const Rec &L, const Rec &R) {
+    return std::tie(L.Device, L.Ts) < std::tie(R.Device, R.Ts);
   });
-  std::vector<Phase> Prev(Recs.size(), Phase::Unknown),
-      Next(Recs.size(), Phase::Unknown);
-  std::vector<int64_t> PrevTs(Recs.size()), NextTs(Recs.size());
   {
     Phase P = Phase::Unknown;
     int64_t Ts = 0;
     uint64_t Dev = ~0ull;
-    for (size_t I : Order) {
-      if (Recs[I].Device != Dev) {
-        Dev = Recs[I].Device;
+    for (Rec &R : Recs) {
+      if (R.Device != Dev) {
+        Dev = R.Device;
         P = Phase::Unknown;
       }
-      if (Recs[I].P != Phase::Unknown) {
-        P = Recs[I].P;
-        Ts = Recs[I].Ts;
+      if (R.P != Phase::Unknown) {
+        P = R.P;
+        Ts = R.Ts;
       }
-      Prev[I] = P;
-      PrevTs[I] = Ts;
+      R.PrevP = P;
+      R.PrevTs = Ts;
     }
     P = Phase::Unknown;
     Dev = ~0ull;
-    for (size_t J = Order.size(); J-- > 0;) {
-      size_t I = Order[J];
-      if (Recs[I].Device != Dev) {
-        Dev = Recs[I].Device;
+    for (auto It = Recs.rbegin(); It != Recs.rend(); ++It) {
+      Rec &R = *It;
+      if (R.Device != Dev) {
+        Dev = R.Device;
         P = Phase::Unknown;
       }
-      if (Recs[I].P != Phase::Unknown) {
-        P = Recs[I].P;
-        Ts = Recs[I].Ts;
+      if (R.P != Phase::Unknown) {
+        P = R.P;
+        Ts = R.Ts;
+        continue;
       }
-      Next[I] = P;
-      NextTs[I] = Ts;
+      // P / Ts: the next decided kernel.
+      if (R.PrevP == Phase::Unknown)
+        R.P = P;
+      else if (P == Phase::Unknown)
+        R.P = R.PrevP;
+      else
+        R.P = R.Ts - R.PrevTs <= Ts - R.Ts ? R.PrevP : P;
     }
   }
-  for (size_t I = 0; I < Recs.size(); ++I) {
-    Rec &R = Recs[I];
-    if (R.P == Phase::Unknown) {
-      if (Prev[I] == Phase::Unknown)
-        R.P = Next[I];
-      else if (Next[I] == Phase::Unknown)
-        R.P = Prev[I];
-      else
-        R.P = R.Ts - PrevTs[I] <= NextTs[I] - R.Ts ? Prev[I] : Next[I];
-    }
+  for (const Rec &R : Recs) {
     A.PhaseNs[static_cast<int>(R.P)] += R.Dur;
     if (R.Key < 0)
       continue;

@@ -18,6 +18,7 @@
 #define ATREX_TRACE_KINETO_H
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
@@ -25,7 +26,9 @@
 #include "llvm/Support/Allocator.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/StringSaver.h"
+#include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -39,6 +42,42 @@ class Value;
 
 namespace atrex {
 namespace trace {
+
+/// Records keyed by an integer id: appended while a trace is read, sorted
+/// once (the last record of a key wins), then looked up by binary search.
+/// A deque grows without copying or doubling its storage.
+template <typename V> class SortedTable {
+  std::deque<std::pair<int64_t, V>> Items;
+
+public:
+  void add(int64_t Key, const V &Value) { Items.emplace_back(Key, Value); }
+  void finalize() {
+    std::stable_sort(Items.begin(), Items.end(),
+                     [](const auto &L, const auto &R) { return L.first < R.first; });
+    // Keep the last record of each key.
+    auto Out = Items.begin();
+    for (auto It = Items.begin(); It != Items.end(); ++It) {
+      auto Next = std::next(It);
+      if (Next != Items.end() && Next->first == It->first)
+        continue;
+      *Out++ = std::move(*It);
+    }
+    Items.erase(Out, Items.end());
+    Items.shrink_to_fit();
+  }
+  const V *find(int64_t Key) const {
+    auto It = std::lower_bound(
+        Items.begin(), Items.end(), Key,
+        [](const auto &P, int64_t K) { return P.first < K; });
+    return It != Items.end() && It->first == Key ? &It->second : nullptr;
+  }
+  V *find(int64_t Key) {
+    return const_cast<V *>(static_cast<const SortedTable *>(this)->find(Key));
+  }
+  size_t size() const { return Items.size(); }
+  auto begin() { return Items.begin(); }
+  auto end() { return Items.end(); }
+};
 
 /// The shapes and types recorded for a CPU op (record_shapes=True). A
 /// non-tensor argument has an empty dims list (and, for a tensor list, the
@@ -130,15 +169,17 @@ private:
   llvm::UniqueStringSaver Strings{Alloc};
   llvm::StringMap<int32_t> InputIndex;
   std::vector<OpInputs> InputTable;
-  std::vector<CpuRange> Ranges;
-  std::vector<Kernel> Kernels;
-  std::vector<GpuRange> GpuRanges;
-  llvm::DenseMap<int64_t, Launch> Launches;     // by correlation
-  llvm::DenseMap<int64_t, int32_t> OpByExtId;   // External id -> range
+  std::deque<CpuRange> Ranges;
+  std::deque<Kernel> Kernels;
+  std::deque<GpuRange> GpuRanges;
+  SortedTable<Launch> Launches;     // by correlation
+  SortedTable<int32_t> OpByExtId;   // External id -> range
   /// ac2g flows: id -> start position; (device, stream, ts) -> id.
-  llvm::DenseMap<int64_t, Launch> FlowStarts;
+  SortedTable<Launch> FlowStarts;
   llvm::DenseMap<std::tuple<uint64_t, uint64_t, int64_t>, int64_t> FlowEnds;
   llvm::StringMap<uint64_t> StringIds;
+  llvm::DenseSet<int64_t> RecentLaunches;
+  std::string KeyBuffer;
   TraceStats Stats;
 
   llvm::Error addEvent(llvm::StringRef Text, uint64_t Offset);
