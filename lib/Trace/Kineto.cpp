@@ -5,6 +5,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
@@ -44,6 +45,55 @@ uint64_t Trace::idOf(const json::Value *V) {
     return It.first->second;
   }
   return 0;
+}
+
+int32_t Trace::internInputs(const json::Array &Dims, const json::Array *Types) {
+  // The interning key: dims and types as text, without copying them.
+  std::string &Key = KeyBuffer;
+  Key.clear();
+  for (const json::Value &D : Dims) {
+    Key += '[';
+    if (const json::Array *A = D.getAsArray())
+      for (const json::Value &E : *A) {
+        if (auto I = E.getAsInteger())
+          Key += std::to_string(*I);
+        else
+          Key += 'L';
+        Key += ',';
+      }
+    Key += ']';
+  }
+  if (Types)
+    for (const json::Value &T : *Types) {
+      Key += '|';
+      Key += T.getAsString().value_or("");
+    }
+  auto It = InputIndex.try_emplace(Key, int32_t(InputTable.size()));
+  if (It.second) {
+    OpInputs In;
+    for (const json::Value &D : Dims) {
+      std::vector<int64_t> Shape;
+      bool IsList = false;
+      if (const json::Array *A = D.getAsArray()) {
+        for (const json::Value &E : *A) {
+          if (auto I = E.getAsInteger())
+            Shape.push_back(*I);
+          else {
+            IsList = true;
+            Shape.clear();
+            break;
+          }
+        }
+      }
+      In.Dims.push_back(std::move(Shape));
+      In.IsList.push_back(IsList);
+    }
+    if (Types)
+      for (const json::Value &T : *Types)
+        In.Types.push_back(T.getAsString().value_or("").str());
+    InputTable.push_back(std::move(In));
+  }
+  return It.first->second;
 }
 
 Error Trace::addEvent(StringRef Text, uint64_t Offset) {
@@ -165,53 +215,7 @@ Error Trace::addEvent(StringRef Text, uint64_t Offset) {
     (K == Kind::CpuOp ? Stats.CpuOps : Stats.Annotations)++;
     const json::Array *Dims = Args ? Args->getArray("Input Dims") : nullptr;
     if (K == Kind::CpuOp && Dims) {
-      const json::Array *Types = Args->getArray("Input type");
-      // The interning key: dims and types as text, without copying them.
-      std::string &Key = KeyBuffer;
-      Key.clear();
-      for (const json::Value &D : *Dims) {
-        Key += '[';
-        if (const json::Array *A = D.getAsArray())
-          for (const json::Value &E : *A) {
-            if (auto I = E.getAsInteger())
-              Key += std::to_string(*I);
-            else
-              Key += 'L';
-            Key += ',';
-          }
-        Key += ']';
-      }
-      if (Types)
-        for (const json::Value &T : *Types) {
-          Key += '|';
-          Key += T.getAsString().value_or("");
-        }
-      auto It = InputIndex.try_emplace(Key, int32_t(InputTable.size()));
-      if (It.second) {
-        OpInputs In;
-        for (const json::Value &D : *Dims) {
-          std::vector<int64_t> Shape;
-          bool IsList = false;
-          if (const json::Array *A = D.getAsArray()) {
-            for (const json::Value &E : *A) {
-              if (auto I = E.getAsInteger())
-                Shape.push_back(*I);
-              else {
-                IsList = true;
-                Shape.clear();
-                break;
-              }
-            }
-          }
-          In.Dims.push_back(std::move(Shape));
-          In.IsList.push_back(IsList);
-        }
-        if (Types)
-          for (const json::Value &T : *Types)
-            In.Types.push_back(T.getAsString().value_or("").str());
-        InputTable.push_back(std::move(In));
-      }
-      R.Inputs = It.first->second;
+      R.Inputs = internInputs(*Dims, Args->getArray("Input type"));
     }
     if (R.ExternalId >= 0 && K == Kind::CpuOp)
       OpByExtId.add(R.ExternalId, int32_t(Ranges.size()));
@@ -388,6 +392,23 @@ int64_t Trace::busyTime() const {
 }
 
 Expected<std::unique_ptr<Trace>> Trace::load(StringRef Path) {
+  // Nsight Systems exports are SQLite databases.
+  {
+    auto FD = sys::fs::openNativeFileForRead(Path);
+    if (!FD)
+      return createStringError(inconvertibleErrorCode(),
+                               "cannot open trace '" + Path +
+                                   "': " + toString(FD.takeError()));
+    char Magic[16] = {};
+    auto N = sys::fs::readNativeFile(*FD, MutableArrayRef<char>(Magic, 16));
+    sys::fs::closeFile(*FD);
+    if (!N)
+      return createStringError(inconvertibleErrorCode(),
+                               "cannot read trace '" + Path +
+                                   "': " + toString(N.takeError()));
+    if (*N == 16 && StringRef(Magic, 16) == StringRef("SQLite format 3\0", 16))
+      return loadNsysSqlite(Path);
+  }
   auto T = std::make_unique<Trace>();
   T->Path = Path.str();
   if (Error E = streamTraceEvents(

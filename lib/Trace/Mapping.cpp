@@ -421,6 +421,10 @@ Phase Mapping::phaseOf(ArrayRef<StringRef> Annotations) const {
 }
 
 static bool typesMatch(const MapRule &R, const OpInputs &In) {
+  // Traces that record no types (Nsight Systems with emit_nvtx) are not
+  // filtered by type.
+  if (In.Types.empty())
+    return true;
   for (size_t I = 0; I < R.TypeGlobs.size(); ++I)
     if (I >= In.Types.size() || !R.TypeGlobs[I].match(In.Types[I]))
       return false;

@@ -4,6 +4,8 @@
 //                      [--coverage 0.9] [-o weights.json] [--quiet]
 //   atrex-trace kernels <trace.json> [--map FILE]
 //
+// A trace is Kineto chrome-trace JSON or an Nsight Systems SQLite export.
+//
 // `ingest` maps the GPU kernels of PyTorch profiler traces to suite
 // operators and shapes, splits them by phase and writes importance weights
 // (docs/formats/weights.md) with a summary table. `kernels` prints every
@@ -27,7 +29,7 @@
 using namespace llvm;
 using namespace atrex::trace;
 
-static cl::opt<std::string> Command(cl::Positional, cl::Required,
+static cl::opt<std::string> Command(cl::Positional,
                                     cl::desc("<ingest|kernels>"));
 static cl::list<std::string> Inputs(cl::Positional, cl::desc("<trace.json>..."));
 static cl::opt<std::string>
@@ -45,6 +47,10 @@ static cl::opt<double>
 static cl::opt<std::string> Output("o", cl::desc("Write the weights JSON here "
                                                  "('-' for stdout)"));
 static cl::opt<bool> Quiet("quiet", cl::desc("No summary table"));
+static cl::opt<bool>
+    PrintFeatures("print-features",
+                  cl::desc("Print the optional input formats built in"),
+                  cl::Hidden);
 
 static int fail(const Twine &Msg) {
   errs() << "atrex-trace: error: " << Msg << "\n";
@@ -53,7 +59,7 @@ static int fail(const Twine &Msg) {
 
 static std::string appName(StringRef Path) {
   StringRef Stem = sys::path::filename(Path);
-  for (StringRef Ext : {".pt.trace.json", ".trace.json", ".json"})
+  for (StringRef Ext : {".pt.trace.json", ".trace.json", ".json", ".sqlite"})
     if (Stem.consume_back(Ext))
       break;
   return Stem.str();
@@ -177,6 +183,14 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "atrex-trace: importance weights and hot shapes from profiler traces\n");
+  if (PrintFeatures) {
+    outs() << "kineto-json\n";
+    if (Trace::hasNsysSupport())
+      outs() << "nsys-sqlite\n";
+    return 0;
+  }
+  if (Command.empty())
+    return fail("missing command (expected ingest or kernels)");
   auto Map = Mapping::load(MapPath);
   if (!Map)
     return fail(toString(Map.takeError()));

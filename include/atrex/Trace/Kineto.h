@@ -36,6 +36,7 @@
 
 namespace llvm {
 namespace json {
+class Array;
 class Value;
 } // namespace json
 } // namespace llvm
@@ -124,8 +125,17 @@ struct TraceStats {
 
 class Trace {
 public:
-  /// Streams and indexes the trace at \p Path.
+  /// Streams and indexes the trace at \p Path: Kineto JSON, or an Nsight
+  /// Systems SQLite export (recognised by its header).
   static llvm::Expected<std::unique_ptr<Trace>> load(llvm::StringRef Path);
+  /// Reads an Nsight Systems SQLite export (`nsys export --type sqlite`):
+  /// CUDA kernels and runtime calls joined by correlation id, NVTX ranges as
+  /// ops (torch's emit_nvtx ranges, "name, seq = N, ..., sizes = [...]")
+  /// or annotations. An error when atrex was built without SQLite.
+  static llvm::Expected<std::unique_ptr<Trace>>
+  loadNsysSqlite(llvm::StringRef Path);
+  /// Whether loadNsysSqlite is available.
+  static bool hasNsysSupport();
   /// The same over an in-memory document (tests).
   static llvm::Expected<std::unique_ptr<Trace>>
   loadFromBuffer(llvm::StringRef Name, llvm::StringRef Buffer);
@@ -183,6 +193,8 @@ private:
   TraceStats Stats;
 
   llvm::Error addEvent(llvm::StringRef Text, uint64_t Offset);
+  int32_t internInputs(const llvm::json::Array &Dims,
+                       const llvm::json::Array *Types);
   uint64_t idOf(const llvm::json::Value *V);
   void link();
 };
