@@ -4,11 +4,13 @@
 #include "atrex/Trace/JSONStream.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 using namespace llvm;
@@ -47,6 +49,31 @@ uint64_t Trace::idOf(const json::Value *V) {
   return 0;
 }
 
+static OpInputs buildInputs(const json::Array &Dims, const json::Array *Types) {
+  OpInputs In;
+  for (const json::Value &D : Dims) {
+    std::vector<int64_t> Shape;
+    bool IsList = false;
+    if (const json::Array *A = D.getAsArray()) {
+      for (const json::Value &E : *A) {
+        if (auto I = E.getAsInteger())
+          Shape.push_back(*I);
+        else {
+          IsList = true;
+          Shape.clear();
+          break;
+        }
+      }
+    }
+    In.Dims.push_back(std::move(Shape));
+    In.IsList.push_back(IsList);
+  }
+  if (Types)
+    for (const json::Value &T : *Types)
+      In.Types.push_back(T.getAsString().value_or("").str());
+  return In;
+}
+
 int32_t Trace::internInputs(const json::Array &Dims, const json::Array *Types) {
   // The interning key: dims and types as text, without copying them.
   std::string &Key = KeyBuffer;
@@ -69,39 +96,281 @@ int32_t Trace::internInputs(const json::Array &Dims, const json::Array *Types) {
       Key += T.getAsString().value_or("");
     }
   auto It = InputIndex.try_emplace(Key, int32_t(InputTable.size()));
-  if (It.second) {
-    OpInputs In;
-    for (const json::Value &D : Dims) {
-      std::vector<int64_t> Shape;
-      bool IsList = false;
-      if (const json::Array *A = D.getAsArray()) {
-        for (const json::Value &E : *A) {
-          if (auto I = E.getAsInteger())
-            Shape.push_back(*I);
-          else {
-            IsList = true;
-            Shape.clear();
-            break;
-          }
-        }
-      }
-      In.Dims.push_back(std::move(Shape));
-      In.IsList.push_back(IsList);
-    }
-    if (Types)
-      for (const json::Value &T : *Types)
-        In.Types.push_back(T.getAsString().value_or("").str());
-    InputTable.push_back(std::move(In));
-  }
+  if (It.second)
+    InputTable.push_back(buildInputs(Dims, Types));
   return It.first->second;
 }
 
+Expected<int32_t> Trace::internRawInputs(StringRef DimsText,
+                                         StringRef TypesText) {
+  std::string &Key = KeyBuffer;
+  Key.assign("raw:");
+  Key.append(DimsText.begin(), DimsText.end());
+  Key += '\n';
+  Key.append(TypesText.begin(), TypesText.end());
+  auto It = InputIndex.find(Key);
+  if (It != InputIndex.end())
+    return It->second;
+  int32_t Index = int32_t(InputTable.size());
+  InputIndex[Key] = Index;
+  Expected<json::Value> Dims = json::parse(DimsText);
+  if (!Dims)
+    return Dims.takeError();
+  std::optional<json::Value> Types;
+  if (!TypesText.empty()) {
+    Expected<json::Value> T = json::parse(TypesText);
+    if (!T)
+      return T.takeError();
+    Types = std::move(*T);
+  }
+  static const json::Array Empty;
+  const json::Array *D = Dims->getAsArray();
+  InputTable.push_back(
+      buildInputs(D ? *D : Empty, Types ? Types->getAsArray() : nullptr));
+  return Index;
+}
+
+/// The fields of one trace event that atrex uses.
+struct EventFields {
+  StringRef Ph, Cat, Name;
+  std::optional<double> Ts, Dur;
+  int64_t Id = -1;
+  uint64_t Pid = 0, Tid = 0;
+  int64_t Correlation = -1, ExternalId = -1;
+  // Input dims and types: parsed (general path) or their JSON text (fast).
+  const json::Array *Dims = nullptr, *Types = nullptr;
+  StringRef DimsText, TypesText;
+};
+
+namespace {
+/// A parser of the common shape of Kineto events that avoids building a
+/// JSON tree. It gives up (returns false) on anything unusual: escapes in
+/// keys or needed strings, unexpected value types; the caller then parses
+/// the event with llvm::json, which also words the errors.
+class FastEvent {
+  const char *P, *E;
+
+  void ws() {
+    while (P < E && (*P == ' ' || *P == '\n' || *P == '\r' || *P == '\t'))
+      ++P;
+  }
+  bool lit(char C) {
+    ws();
+    if (P < E && *P == C) {
+      ++P;
+      return true;
+    }
+    return false;
+  }
+  bool str(StringRef &Out) {
+    ws();
+    if (P >= E || *P != '"')
+      return false;
+    const char *S = ++P;
+    while (P < E && *P != '"') {
+      if (*P == '\\' || static_cast<unsigned char>(*P) < 0x20)
+        return false;
+      ++P;
+    }
+    if (P >= E)
+      return false;
+    Out = StringRef(S, P - S);
+    ++P;
+    return true;
+  }
+  /// A number; IsInt when it has no fraction or exponent.
+  bool num(double &D, int64_t &I, bool &IsInt) {
+    ws();
+    const char *S = P;
+    while (P < E && (isDigit(*P) || *P == '-' || *P == '+' || *P == '.' ||
+                     *P == 'e' || *P == 'E'))
+      ++P;
+    if (P == S)
+      return false;
+    auto R = std::from_chars(S, P, I);
+    if (R.ec == std::errc() && R.ptr == P) {
+      IsInt = true;
+      D = double(I);
+      return true;
+    }
+    auto RD = std::from_chars(S, P, D);
+    if (RD.ec != std::errc() || RD.ptr != P)
+      return false;
+    IsInt = false;
+    I = static_cast<int64_t>(D);
+    return true;
+  }
+  bool skip(unsigned Depth = 0) {
+    ws();
+    if (P >= E || Depth > 64)
+      return false;
+    char C = *P;
+    if (C == '"') {
+      for (++P; P < E && *P != '"'; ++P) {
+        if (static_cast<unsigned char>(*P) < 0x20)
+          return false;
+        if (*P == '\\')
+          ++P;
+      }
+      if (P >= E)
+        return false;
+      ++P;
+      return true;
+    }
+    if (C == '{' || C == '[') {
+      char Close = C == '{' ? '}' : ']';
+      ++P;
+      if (lit(Close))
+        return true;
+      for (;;) {
+        if (C == '{') {
+          if (!skip(Depth + 1) || !lit(':'))
+            return false;
+        }
+        if (!skip(Depth + 1))
+          return false;
+        if (lit(Close))
+          return true;
+        if (!lit(','))
+          return false;
+      }
+    }
+    if (isDigit(C) || C == '-') {
+      double D;
+      int64_t I;
+      bool IsInt;
+      return num(D, I, IsInt);
+    }
+    for (StringRef L : {"true", "false", "null"})
+      if (StringRef(P, E - P).starts_with(L)) {
+        P += L.size();
+        return true;
+      }
+    return false;
+  }
+  /// A value's extent, for dims and types kept as text.
+  bool raw(StringRef &Out) {
+    ws();
+    const char *S = P;
+    if (!skip())
+      return false;
+    Out = StringRef(S, P - S);
+    return true;
+  }
+  /// pid / tid: an integer, or a string given an id by Intern.
+  template <typename InternFn> bool id(uint64_t &Out, InternFn Intern) {
+    ws();
+    if (P < E && *P == '"') {
+      StringRef S;
+      if (!str(S))
+        return false;
+      Out = Intern(S);
+      return true;
+    }
+    double D;
+    int64_t I;
+    bool IsInt;
+    if (!num(D, I, IsInt))
+      return false;
+    Out = static_cast<uint64_t>(I);
+    return true;
+  }
+  template <typename Fn> bool object(Fn Field) {
+    if (!lit('{'))
+      return false;
+    if (lit('}'))
+      return true;
+    for (;;) {
+      StringRef Key;
+      if (!str(Key) || !lit(':') || !Field(Key))
+        return false;
+      if (lit('}'))
+        return true;
+      if (!lit(','))
+        return false;
+    }
+  }
+
+public:
+  explicit FastEvent(StringRef Text) : P(Text.begin()), E(Text.end()) {}
+
+  template <typename InternFn> bool parse(EventFields &F, InternFn Intern) {
+    auto Number = [&](std::optional<double> &Out) {
+      ws();
+      if (P < E && (isDigit(*P) || *P == '-')) {
+        double D;
+        int64_t I;
+        bool IsInt;
+        if (!num(D, I, IsInt))
+          return false;
+        Out = D;
+        return true;
+      }
+      return skip(); // not a number: treated as missing
+    };
+    auto Integer = [&](int64_t &Out) {
+      ws();
+      if (P < E && (isDigit(*P) || *P == '-')) {
+        double D;
+        bool IsInt;
+        return num(D, Out, IsInt);
+      }
+      return skip();
+    };
+    auto Args = [&] {
+      ws();
+      if (P >= E || *P != '{')
+        return skip();
+      return object([&](StringRef Key) {
+        if (Key == "External id")
+          return Integer(F.ExternalId);
+        if (Key == "correlation")
+          return Integer(F.Correlation);
+        if (Key == "Input Dims")
+          return raw(F.DimsText);
+        if (Key == "Input type")
+          return raw(F.TypesText);
+        return skip();
+      });
+    };
+    bool Ok = object([&](StringRef Key) {
+      if (Key == "ph")
+        return str(F.Ph);
+      if (Key == "cat")
+        return str(F.Cat);
+      if (Key == "name")
+        return str(F.Name);
+      if (Key == "ts")
+        return Number(F.Ts);
+      if (Key == "dur")
+        return Number(F.Dur);
+      if (Key == "pid")
+        return id(F.Pid, Intern);
+      if (Key == "tid")
+        return id(F.Tid, Intern);
+      if (Key == "id")
+        return Integer(F.Id);
+      if (Key == "args")
+        return Args();
+      return skip();
+    });
+    ws();
+    return Ok && P == E;
+  }
+};
+} // namespace
+
 Error Trace::addEvent(StringRef Text, uint64_t Offset) {
   ++Stats.Events;
-  auto Fail = [&](const Twine &Msg) {
-    return createStringError(inconvertibleErrorCode(),
-                             Path + ": byte " + Twine(Offset) + ": " + Msg);
+  EventFields F;
+  auto Intern = [&](StringRef S) {
+    auto It = StringIds.try_emplace(S, (uint64_t(1) << 62) + StringIds.size());
+    return It.first->second;
   };
+  if (FastEvent(Text).parse(F, Intern))
+    return addFields(F, Offset);
+
+  F = EventFields();
   Expected<json::Value> V = json::parse(Text);
   if (!V) {
     // llvm::json says "[line:col, byte=N]: message" within the event; report
@@ -117,32 +386,57 @@ Error Trace::addEvent(StringRef Text, uint64_t Offset) {
                                    ": malformed event (starting at byte " +
                                    Twine(Offset) +
                                    "): " + M.substr(End + 3));
-    return Fail("malformed event: " + Msg);
+    return createStringError(inconvertibleErrorCode(),
+                             Path + ": byte " + Twine(Offset) +
+                                 ": malformed event: " + Msg);
   }
   const json::Object *O = V->getAsObject();
   if (!O)
-    return Fail("an element of \"traceEvents\" is not an object");
-  std::optional<StringRef> Ph = O->getString("ph");
-  if (!Ph)
-    return Error::success(); // not a trace event atrex uses
-  StringRef Cat = O->getString("cat").value_or("");
-  StringRef Name = O->getString("name").value_or("");
-  std::optional<double> Ts = O->getNumber("ts");
+    return createStringError(inconvertibleErrorCode(),
+                             Path + ": byte " + Twine(Offset) +
+                                 ": an element of \"traceEvents\" is not an "
+                                 "object");
+  F.Ph = O->getString("ph").value_or("");
+  F.Cat = O->getString("cat").value_or("");
+  F.Name = O->getString("name").value_or("");
+  F.Ts = O->getNumber("ts");
+  F.Dur = O->getNumber("dur");
+  if (const json::Value *IdV = O->get("id"))
+    if (auto I = IdV->getAsInteger())
+      F.Id = *I;
+  F.Pid = idOf(O->get("pid"));
+  F.Tid = idOf(O->get("tid"));
+  const json::Object *Args = O->getObject("args");
+  F.Correlation = intArg(Args, "correlation");
+  F.ExternalId = intArg(Args, "External id");
+  if (Args) {
+    F.Dims = Args->getArray("Input Dims");
+    F.Types = Args->getArray("Input type");
+  }
+  return addFields(F, Offset);
+}
 
-  if (*Ph == "s" || *Ph == "f") {
+Error Trace::addFields(const EventFields &F, uint64_t Offset) {
+  auto Fail = [&](const Twine &Msg) {
+    return createStringError(inconvertibleErrorCode(),
+                             Path + ": byte " + Twine(Offset) + ": " + Msg);
+  };
+  if (F.Ph.empty())
+    return Error::success(); // not a trace event atrex uses
+  StringRef Cat = F.Cat, Name = F.Name;
+  const std::optional<double> &Ts = F.Ts;
+  uint64_t Pid = F.Pid, Tid = F.Tid;
+
+  if (F.Ph == "s" || F.Ph == "f") {
     if (Cat != "ac2g")
       return Error::success();
-    int64_t Id = -1;
-    if (const json::Value *IdV = O->get("id"))
-      if (auto I = IdV->getAsInteger())
-        Id = *I;
+    int64_t Id = F.Id;
     if (!Ts || Id < 0)
       return Fail("ac2g flow event without ts or id");
-    uint64_t Pid = idOf(O->get("pid")), Tid = idOf(O->get("tid"));
     // A flow only adds information for a kernel without a correlation
     // argument. Kineto writes each flow end right after its runtime call or
     // kernel, so the redundant ones (most) are not kept.
-    if (*Ph == "s") {
+    if (F.Ph == "s") {
       if (!RecentLaunches.count(Id))
         FlowStarts.add(Id, Launch{toNs(*Ts), Pid, Tid, -1});
     } else {
@@ -159,41 +453,43 @@ Error Trace::addEvent(StringRef Text, uint64_t Offset) {
     }
     return Error::success();
   }
-  if (*Ph != "X")
+  if (F.Ph != "X")
     return Error::success();
 
   enum class Kind { Kernel, Runtime, CpuOp, Annotation, GpuAnnotation, Other };
-  Kind K = StringSwitch<Kind>(Cat.lower())
-               .Case("kernel", Kind::Kernel)
-               .Cases({"cuda_runtime", "cuda_driver", "hip_runtime"},
-                      Kind::Runtime)
-               .Case("cpu_op", Kind::CpuOp)
-               .Case("user_annotation", Kind::Annotation)
-               .Case("gpu_user_annotation", Kind::GpuAnnotation)
-               .Default(Kind::Other);
+  Kind K = Kind::Other;
+  if (Cat.equals_insensitive("kernel"))
+    K = Kind::Kernel;
+  else if (Cat.equals_insensitive("cuda_runtime") ||
+           Cat.equals_insensitive("cuda_driver") ||
+           Cat.equals_insensitive("hip_runtime"))
+    K = Kind::Runtime;
+  else if (Cat.equals_insensitive("cpu_op"))
+    K = Kind::CpuOp;
+  else if (Cat.equals_insensitive("user_annotation"))
+    K = Kind::Annotation;
+  else if (Cat.equals_insensitive("gpu_user_annotation"))
+    K = Kind::GpuAnnotation;
   if (K == Kind::Other)
     return Error::success();
-  std::optional<double> Dur = O->getNumber("dur");
+  const std::optional<double> &Dur = F.Dur;
   if (!Ts || !Dur)
     return Fail("'" + Name + "' (" + Cat + ") has no numeric ts or dur");
   if (*Dur < 0)
     return Fail("'" + Name + "' has a negative duration");
-  const json::Object *Args = O->getObject("args");
-  uint64_t Pid = idOf(O->get("pid")), Tid = idOf(O->get("tid"));
   int64_t Begin = toNs(*Ts), End = toNs(*Ts + *Dur);
 
   switch (K) {
   case Kind::Kernel:
     ++Stats.Kernels;
     Kernels.push_back(Kernel{Strings.save(Name), Begin, End - Begin, Pid, Tid,
-                             intArg(Args, "correlation"),
-                             intArg(Args, "External id")});
+                             F.Correlation, F.ExternalId});
     break;
   case Kind::Runtime: {
-    int64_t Corr = intArg(Args, "correlation");
+    int64_t Corr = F.Correlation;
     if (Corr >= 0) {
       ++Stats.Launches;
-      Launches.add(Corr, Launch{Begin, Pid, Tid, intArg(Args, "External id")});
+      Launches.add(Corr, Launch{Begin, Pid, Tid, F.ExternalId});
       // The last launches, to recognise redundant flow starts.
       if (RecentLaunches.size() >= 64)
         RecentLaunches.clear();
@@ -209,13 +505,18 @@ Error Trace::addEvent(StringRef Text, uint64_t Offset) {
     R.End = End;
     R.Pid = Pid;
     R.Tid = Tid;
-    R.ExternalId = intArg(Args, "External id");
+    R.ExternalId = F.ExternalId;
     R.IsOp = K == Kind::CpuOp;
     R.IsAnnotation = K == Kind::Annotation || isAnnotationOp(Name);
     (K == Kind::CpuOp ? Stats.CpuOps : Stats.Annotations)++;
-    const json::Array *Dims = Args ? Args->getArray("Input Dims") : nullptr;
-    if (K == Kind::CpuOp && Dims) {
-      R.Inputs = internInputs(*Dims, Args->getArray("Input type"));
+    if (K == Kind::CpuOp && F.Dims) {
+      R.Inputs = internInputs(*F.Dims, F.Types);
+    } else if (K == Kind::CpuOp && !F.DimsText.empty()) {
+      auto In = internRawInputs(F.DimsText, F.TypesText);
+      if (!In)
+        return Fail("malformed \"Input Dims\" of '" + Name +
+                    "': " + toString(In.takeError()));
+      R.Inputs = *In;
     }
     if (R.ExternalId >= 0 && K == Kind::CpuOp)
       OpByExtId.add(R.ExternalId, int32_t(Ranges.size()));

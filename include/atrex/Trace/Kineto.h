@@ -44,6 +44,8 @@ class Value;
 namespace atrex {
 namespace trace {
 
+struct EventFields;
+
 /// Records keyed by an integer id: appended while a trace is read, sorted
 /// once (the last record of a key wins), then looked up by binary search.
 /// A deque grows without copying or doubling its storage.
@@ -193,8 +195,11 @@ private:
   TraceStats Stats;
 
   llvm::Error addEvent(llvm::StringRef Text, uint64_t Offset);
+  llvm::Error addFields(const EventFields &F, uint64_t Offset);
   int32_t internInputs(const llvm::json::Array &Dims,
                        const llvm::json::Array *Types);
+  llvm::Expected<int32_t> internRawInputs(llvm::StringRef DimsText,
+                                          llvm::StringRef TypesText);
   uint64_t idOf(const llvm::json::Value *V);
   void link();
 };

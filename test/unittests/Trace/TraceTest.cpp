@@ -90,6 +90,44 @@ TEST(TraceTest, JoinsByCorrelationAndThreadNesting) {
   EXPECT_EQ(T->busyTime(), 40000);
 }
 
+// Events of the common shape take a fast path; an escaped key sends an
+// event through llvm::json instead. Both must give the same kernels.
+TEST(TraceTest, FastAndGeneralPathsAgree) {
+  auto Describe = [](const Trace &T) {
+    std::vector<std::string> Out;
+    T.forEachKernel([&](const KernelView &K) {
+      std::string S = K.Name.str() + " " + std::to_string(K.Ts) + " " +
+                      std::to_string(K.Dur) + " " + std::to_string(K.Stream) +
+                      " " + std::to_string(K.Correlation);
+      for (const CpuRange *C : K.Stack) {
+        S += " | " + C->Name.str();
+        if (C->Inputs >= 0)
+          for (auto &D : T.inputs(C->Inputs).Dims)
+            S += " " + std::to_string(D.size());
+        if (C->Inputs >= 0)
+          for (auto &Ty : T.inputs(C->Inputs).Types)
+            S += " " + Ty;
+      }
+      for (StringRef A : K.Annotations)
+        S += " @" + A.str();
+      Out.push_back(S);
+    });
+    return Out;
+  };
+  std::string General(TwoThreads);
+  for (size_t At = 0; (At = General.find("{\"ph\"", At)) != std::string::npos;
+       At += 20)
+    General.replace(At, 1, "{\"x\\u0041\": [1, {\"y\": null}], ");
+  ASSERT_NE(General, TwoThreads);
+  auto Fast = load(TwoThreads);
+  auto Slow = load(General);
+  ASSERT_TRUE(Fast && Slow);
+  EXPECT_EQ(Describe(*Fast), Describe(*Slow));
+  EXPECT_EQ(Describe(*Fast).size(), 3u);
+  EXPECT_EQ(Fast->stats().CpuOps, Slow->stats().CpuOps);
+  EXPECT_EQ(Fast->busyTime(), Slow->busyTime());
+}
+
 TEST(TraceTest, WeightsAcrossApplications) {
   auto M = Mapping::parse("m.yaml", MapText);
   ASSERT_TRUE(bool(M));
