@@ -3,6 +3,7 @@
 //   atrex-trace ingest <trace.json>... [--map FILE] [--fleet FILE]
 //                      [--coverage 0.9] [-o weights.json] [--quiet]
 //   atrex-trace kernels <trace.json> [--map FILE]
+//   atrex-trace check-map [--map FILE] [--ops DIR]
 //
 // A trace is Kineto chrome-trace JSON or an Nsight Systems SQLite export.
 //
@@ -24,13 +25,16 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
+#include <map>
+#include <set>
 
 using namespace llvm;
 using namespace atrex::trace;
 
 static cl::opt<std::string> Command(cl::Positional,
-                                    cl::desc("<ingest|kernels>"));
+                                    cl::desc("<ingest|kernels|check-map>"));
 static cl::list<std::string> Inputs(cl::Positional, cl::desc("<trace.json>..."));
 static cl::opt<std::string>
     MapPath("map", cl::desc("Operator mapping rules (YAML)"),
@@ -47,6 +51,9 @@ static cl::opt<double>
 static cl::opt<std::string> Output("o", cl::desc("Write the weights JSON here "
                                                  "('-' for stdout)"));
 static cl::opt<bool> Quiet("quiet", cl::desc("No summary table"));
+static cl::opt<std::string>
+    OpsDir("ops", cl::desc("check-map: folder of operator definitions"),
+           cl::init("suites/atrex-serve/ops"));
 static cl::opt<bool>
     PrintFeatures("print-features",
                   cl::desc("Print the optional input formats built in"),
@@ -131,6 +138,76 @@ static int runKernels(const Mapping &Map) {
   return 0;
 }
 
+/// The shape parameter names of an operator definition: the keys of the
+/// `shape = {K = V, ...}` dictionaries of its atrex.examples.
+static Expected<std::set<std::string>> opParams(StringRef Path) {
+  auto Buf = MemoryBuffer::getFile(Path);
+  if (!Buf)
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot read '" + Path +
+                                 "': " + Buf.getError().message());
+  std::set<std::string> Keys;
+  StringRef Text = (*Buf)->getBuffer();
+  for (size_t At = Text.find("shape = {"); At != StringRef::npos;
+       At = Text.find("shape = {", At + 1)) {
+    StringRef Dict = Text.substr(At + 9);
+    Dict = Dict.take_front(Dict.find('}'));
+    SmallVector<StringRef> Items;
+    Dict.split(Items, ',');
+    for (StringRef Item : Items)
+      if (StringRef Key = Item.split('=').first.trim(); !Key.empty())
+        Keys.insert(Key.str());
+  }
+  if (Keys.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "'" + Path + "' has no atrex.examples shapes");
+  return Keys;
+}
+
+/// Every rule names an operator of the suite and gives exactly its shape
+/// parameters (rules without dims give no shape and are not compared).
+static int runCheckMap(const Mapping &Map) {
+  int Errors = 0;
+  std::map<std::string, std::set<std::string>> Cache;
+  for (size_t I = 0; I < Map.rules().size(); ++I) {
+    const MapRule &R = Map.rules()[I];
+    std::string Id = R.Name.empty() ? "rule " + std::to_string(I + 1)
+                                    : "rule '" + R.Name + "'";
+    SmallString<256> Path(OpsDir);
+    sys::path::append(Path, R.Operator + ".mlir");
+    if (!Cache.count(R.Operator)) {
+      if (!sys::fs::exists(Path)) {
+        errs() << "atrex-trace: error: " << Id << ": no operator '"
+               << R.Operator << "' in " << OpsDir << "\n";
+        ++Errors;
+        continue;
+      }
+      auto Keys = opParams(Path);
+      if (!Keys) {
+        errs() << "atrex-trace: error: " << toString(Keys.takeError()) << "\n";
+        ++Errors;
+        continue;
+      }
+      Cache[R.Operator] = std::move(*Keys);
+    }
+    if (R.Dims.empty())
+      continue;
+    std::set<std::string> Given(R.Params.begin(), R.Params.end());
+    if (Given != Cache[R.Operator]) {
+      errs() << "atrex-trace: error: " << Id << ": operator '" << R.Operator
+             << "' has shape parameters {"
+             << join(Cache[R.Operator], ",") << "} but the rule gives {"
+             << join(Given, ",") << "}\n";
+      ++Errors;
+    }
+  }
+  if (Errors)
+    return 1;
+  outs() << Map.rules().size() << " rules agree with the operators in "
+         << OpsDir << "\n";
+  return 0;
+}
+
 static int runIngest(const Mapping &Map) {
   if (Inputs.empty())
     return fail("'ingest' needs at least one trace");
@@ -198,5 +275,8 @@ int main(int argc, char **argv) {
     return runIngest(*Map);
   if (Command == "kernels")
     return runKernels(*Map);
-  return fail("unknown command '" + Command + "' (expected ingest or kernels)");
+  if (Command == "check-map")
+    return runCheckMap(*Map);
+  return fail("unknown command '" + Command +
+              "' (expected ingest, kernels or check-map)");
 }
