@@ -1,6 +1,5 @@
 """Compares atrex-lint's verdict on sources with its verdict on their IR."""
 import concurrent.futures
-import glob
 import json
 import os
 import shlex
@@ -17,14 +16,10 @@ KNOWN_LIMITS = {
     "vendor-virtual.cu": ("fallback", "suspicious"),
 }
 os.makedirs(tmp, exist_ok=True)
-files = []
-for f in sorted(glob.glob(os.path.join(corpus, "*.cu"))):
-    text = open(f).read()
-    if "torch" in text or " -- " in text or "--entry" in text:
-        continue
-    if "bad-" in os.path.basename(f):
-        continue  # does not compile: no IR
-    files.append(f)
+sys.path.insert(0, os.path.join(corpus, "Inputs"))
+from corpus import corpus_files  # noqa: E402
+
+files = corpus_files(corpus, compilable=True)
 
 src = subprocess.run(["atrex-lint", "--format=json", *files],
                      capture_output=True, text=True)

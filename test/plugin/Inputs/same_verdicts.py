@@ -1,6 +1,5 @@
 """Compares atrex-lint's verdict with the clang plugin's on a corpus."""
 import concurrent.futures
-import glob
 import json
 import os
 import shlex
@@ -9,12 +8,10 @@ import sys
 
 corpus, clang, tmp = sys.argv[1], shlex.split(sys.argv[2]), sys.argv[3]
 os.makedirs(tmp, exist_ok=True)
-files = []
-for f in sorted(glob.glob(os.path.join(corpus, "*.cu"))):
-    text = open(f).read()
-    if "torch" in text or " -- " in text or "--entry" in text:
-        continue  # needs torch headers or extra flags
-    files.append(f)
+sys.path.insert(0, os.path.join(corpus, "Inputs"))
+from corpus import corpus_files  # noqa: E402
+
+files = corpus_files(corpus, compilable=False)
 
 lint = subprocess.run(["atrex-lint", "--format=json", *files],
                       capture_output=True, text=True)
