@@ -128,6 +128,30 @@ TEST(TraceTest, FastAndGeneralPathsAgree) {
   EXPECT_EQ(Fast->busyTime(), Slow->busyTime());
 }
 
+// Every prefix of a trace is an error (never a crash or a silent success),
+// and single-byte corruptions either load or fail with an error naming a
+// byte offset.
+TEST(TraceTest, TruncationsAndCorruptions) {
+  std::string Doc(TwoThreads);
+  size_t Last = Doc.rfind('}');
+  for (size_t Cut = 0; Cut < Last; ++Cut) {
+    auto T = Trace::loadFromBuffer("t.json", StringRef(Doc).take_front(Cut));
+    ASSERT_FALSE(bool(T)) << "prefix of " << Cut << " bytes loaded";
+    std::string Msg = toString(T.takeError());
+    EXPECT_EQ(Msg.rfind("t.json: byte ", 0), 0u) << Msg;
+  }
+  for (size_t At = 0; At < Doc.size(); ++At)
+    for (char C : {'"', '\\', '{', '}', '[', ',', ':', '1', '-', 'x', ' '}) {
+      std::string Bad = Doc;
+      Bad[At] = C;
+      auto T = Trace::loadFromBuffer("t.json", Bad);
+      if (!T) {
+        std::string Msg = toString(T.takeError());
+        EXPECT_EQ(Msg.rfind("t.json: byte ", 0), 0u) << Msg;
+      }
+    }
+}
+
 TEST(TraceTest, WeightsAcrossApplications) {
   auto M = Mapping::parse("m.yaml", MapText);
   ASSERT_TRUE(bool(M));
