@@ -39,6 +39,22 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
+/// A default data path (relative to the repository) that works from any
+/// directory: as given if it exists, else in the source tree atrex was built
+/// from, else in the installed share/atrex next to the executable.
+static std::string dataPath(const cl::opt<std::string> &Opt, const char *Argv0) {
+  if (Opt.getNumOccurrences() || llvm::sys::fs::exists(Opt))
+    return Opt;
+  std::string Src = std::string(ATREX_SOURCE_DIR) + "/" + Opt.getValue();
+  if (llvm::sys::fs::exists(Src))
+    return Src;
+  llvm::SmallString<256> Share(llvm::sys::fs::getMainExecutable(
+      Argv0, reinterpret_cast<void *>(&dataPath)));
+  llvm::sys::path::remove_filename(Share);
+  llvm::sys::path::append(Share, "..", "share", "atrex", Opt.getValue());
+  return llvm::sys::fs::exists(Share) ? std::string(Share) : Opt.getValue();
+}
+
 static cl::opt<std::string>
     opsDir("ops", cl::desc("Folder of operator definitions (*.mlir)"),
            cl::init("suites/atrex-serve/ops"));
@@ -292,7 +308,9 @@ int main(int argc, char **argv) {
   if (!factsOpt.empty() && shapeOpt.empty())
     return fail("--facts needs --shape (examples carry their own facts)");
 
-  auto table = atrex::loadHardwareTable(hwPath);
+  const std::string hwFile = dataPath(hwPath, argv[0]);
+  const std::string opsFolder = dataPath(opsDir, argv[0]);
+  auto table = atrex::loadHardwareTable(hwFile);
   if (!table)
     return fail(llvm::toString(table.takeError()));
   std::vector<atrex::GpuSpec> gpus;
@@ -303,18 +321,18 @@ int main(int argc, char **argv) {
     std::string known;
     for (const atrex::GpuSpec &gpu : *table)
       known += (known.empty() ? "" : ", ") + gpu.name;
-    return fail("no GPU '" + gpuOpt + "' in " + hwPath + " (known: " + known +
+    return fail("no GPU '" + gpuOpt + "' in " + hwFile + " (known: " + known +
                 ")");
   }
 
   std::error_code ec;
   std::vector<std::string> files;
-  for (llvm::sys::fs::directory_iterator it(opsDir, ec), end;
+  for (llvm::sys::fs::directory_iterator it(opsFolder, ec), end;
        it != end && !ec; it.increment(ec))
     if (llvm::sys::path::extension(it->path()) == ".mlir")
       files.push_back(it->path());
   if (ec)
-    return fail("cannot list '" + opsDir + "': " + ec.message());
+    return fail("cannot list '" + opsFolder + "': " + ec.message());
   llvm::sort(files);
 
   DialectRegistry registry;
@@ -381,8 +399,8 @@ int main(int argc, char **argv) {
     }
   }
   if (!foundOp)
-    return fail(opName.empty() ? "no operator definitions in '" + opsDir + "'"
-                               : "no operator '" + opName + "' in '" + opsDir +
+    return fail(opName.empty() ? "no operator definitions in '" + opsFolder + "'"
+                               : "no operator '" + opName + "' in '" + opsFolder +
                                      "'");
 
   if (formatOpt == "json") {
