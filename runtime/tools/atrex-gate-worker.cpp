@@ -571,8 +571,13 @@ int main(int argc, char **argv) {
       sets[r] = w.makeArgs(setInputs[r]);
       w.bind(sets[r], scalars);
     }
-    at::Tensor flush = at::empty({static_cast<int64_t>(std::max<int64_t>(4 * l2, 256LL << 20))},
-                                 at::TensorOptions().dtype(at::kByte).device(w.device));
+    // The L2 flush *reads* a buffer four times the L2 (zeroed once): L2 is
+    // left holding clean lines. Writing it before every call (zero_) left up
+    // to a full L2 of dirty lines whose write-back landed in the timed kernel
+    // (about 60 MB, ~14 us at 4.3 TB/s; run 1 read 6-13 us over ncu).
+    at::Tensor flush = at::zeros({static_cast<int64_t>(std::max<int64_t>(4 * l2, 256LL << 20) / 4)},
+                                 at::TensorOptions().dtype(at::kInt).device(w.device));
+    at::Tensor flushSink = at::empty({}, at::TensorOptions().dtype(at::kLong).device(w.device));
     auto stream = at::cuda::getCurrentCUDAStream();
     cudaEvent_t evStart, evEnd;
     cudaEventCreate(&evStart);
@@ -678,7 +683,7 @@ int main(int argc, char **argv) {
         w.refill(a, setInputs[r]);
         before = w.snapshot(a, scalars);
       }
-      flush.zero_();
+      at::sum_out(flushSink, flush);
       cudaCtxResetPersistingL2Cache();
       cudaDeviceSynchronize();
       auto h0 = std::chrono::steady_clock::now();
