@@ -260,8 +260,7 @@ Error Scanner::scanValue(unsigned Depth) {
         return Error::success();
       if (*Sep != ',')
         return error(offset() - 1, "expected ',' or '" + Twine(Close) +
-                                       "', found '" + Twine(char(*Sep)) +
-                                       "'");
+                                       "', found '" + Twine(char(*Sep)) + "'");
     }
   }
   return scanScalar();

@@ -22,7 +22,9 @@ bool Trace::isAnnotationOp(StringRef Name) {
   return Name == "record_param_comms";
 }
 
-static int64_t toNs(double Us) { return static_cast<int64_t>(std::llround(Us * 1000.0)); }
+static int64_t toNs(double Us) {
+  return static_cast<int64_t>(std::llround(Us * 1000.0));
+}
 
 static int64_t intArg(const json::Object *Args, StringRef Key) {
   if (!Args)
@@ -384,8 +386,7 @@ Error Trace::addEvent(StringRef Text, uint64_t Offset) {
       return createStringError(inconvertibleErrorCode(),
                                Path + ": byte " + Twine(Offset + Inner) +
                                    ": malformed event (starting at byte " +
-                                   Twine(Offset) +
-                                   "): " + M.substr(End + 3));
+                                   Twine(Offset) + "): " + M.substr(End + 3));
     return createStringError(inconvertibleErrorCode(),
                              Path + ": byte " + Twine(Offset) +
                                  ": malformed event: " + Msg);
@@ -600,7 +601,9 @@ void Trace::link() {
     Points.push_back(&L.second);
   sweep(
       Ranges.size(), Points.size(),
-      [&](uint32_t I) { return TimeKey(Ranges[I].Pid, Ranges[I].Tid, Ranges[I].Ts); },
+      [&](uint32_t I) {
+        return TimeKey(Ranges[I].Pid, Ranges[I].Tid, Ranges[I].Ts);
+      },
       [&](uint32_t I) { return Ranges[I].End; },
       [&](uint32_t I) {
         return TimeKey(Points[I]->Pid, Points[I]->Tid, Points[I]->Ts);
@@ -618,7 +621,8 @@ void Trace::link() {
   sweep(
       GpuRanges.size(), Kernels.size(),
       [&](uint32_t I) {
-        return TimeKey(GpuRanges[I].Device, GpuRanges[I].Stream, GpuRanges[I].Ts);
+        return TimeKey(GpuRanges[I].Device, GpuRanges[I].Stream,
+                       GpuRanges[I].Ts);
       },
       [&](uint32_t I) { return GpuRanges[I].End; },
       [&](uint32_t I) {

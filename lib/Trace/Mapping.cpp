@@ -290,8 +290,8 @@ Expected<Mapping> Mapping::parse(StringRef Name, StringRef Text) {
     In >> Doc;
     if (In.error())
       return createStringError(inconvertibleErrorCode(),
-                               "invalid mapping file '" + Name + "': " +
-                                   StringRef(Diags).trim());
+                               "invalid mapping file '" + Name +
+                                   "': " + StringRef(Diags).trim());
   }
   auto Fail = [&](const Twine &Msg) {
     return createStringError(inconvertibleErrorCode(),
@@ -304,8 +304,10 @@ Expected<Mapping> Mapping::parse(StringRef Name, StringRef Text) {
   for (PhaseRule &P : Doc.Phases) {
     auto Ph = parsePhase(P.PhaseText);
     if (!Ph)
-      return Fail("phase rule '" + P.Annotation + "': phase must be prefill "
-                  "or decode, not '" + P.PhaseText + "'");
+      return Fail("phase rule '" + P.Annotation +
+                  "': phase must be prefill "
+                  "or decode, not '" +
+                  P.PhaseText + "'");
     P.P = *Ph;
     auto G = GlobPattern::create(M.keep(P.Annotation));
     if (!G)
@@ -316,15 +318,15 @@ Expected<Mapping> Mapping::parse(StringRef Name, StringRef Text) {
   }
   for (size_t I = 0; I < Doc.Rules.size(); ++I) {
     MapRule &R = Doc.Rules[I];
-    std::string Id = R.Name.empty() ? "rule " + std::to_string(I + 1) +
-                                          " (" + R.Operator + ")"
+    std::string Id = R.Name.empty() ? "rule " + std::to_string(I + 1) + " (" +
+                                          R.Operator + ")"
                                     : "rule '" + R.Name + "'";
     if (R.Operator.empty())
       return Fail(Id + ": empty operator");
     if (R.OpGlob.empty() && R.KernelGlob.empty())
       return Fail(Id + ": needs 'op' or 'kernel'");
-    for (auto [Glob, Out] : {std::pair(&R.OpGlob, &R.Op),
-                             std::pair(&R.KernelGlob, &R.Kernel)}) {
+    for (auto [Glob, Out] :
+         {std::pair(&R.OpGlob, &R.Op), std::pair(&R.KernelGlob, &R.Kernel)}) {
       if (Glob->empty())
         continue;
       auto G = GlobPattern::create(M.keep(*Glob));

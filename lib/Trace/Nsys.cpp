@@ -107,11 +107,11 @@ Expected<std::unique_ptr<Trace>> Trace::loadNsysSqlite(StringRef Path) {
                           Twine(sqlite3_column_int64(S, 4)) + ")");
             ++T->Stats.Kernels;
             ++T->Stats.Events;
-            T->Kernels.push_back(Kernel{
-                T->Strings.save(text(S, 5)), Start, End - Start,
-                uint64_t(sqlite3_column_int64(S, 2)),
-                uint64_t(sqlite3_column_int64(S, 3)),
-                sqlite3_column_int64(S, 4), -1});
+            T->Kernels.push_back(Kernel{T->Strings.save(text(S, 5)), Start,
+                                        End - Start,
+                                        uint64_t(sqlite3_column_int64(S, 2)),
+                                        uint64_t(sqlite3_column_int64(S, 3)),
+                                        sqlite3_column_int64(S, 4), -1});
             return Error::success();
           }))
     return std::move(E);
@@ -125,8 +125,7 @@ Expected<std::unique_ptr<Trace>> Trace::loadNsysSqlite(StringRef Path) {
                           T->Launches.add(
                               sqlite3_column_int64(S, 2),
                               Launch{sqlite3_column_int64(S, 0), 0,
-                                     uint64_t(sqlite3_column_int64(S, 1)),
-                                     -1});
+                                     uint64_t(sqlite3_column_int64(S, 1)), -1});
                           return Error::success();
                         }))
       return std::move(E);
@@ -148,9 +147,10 @@ Expected<std::unique_ptr<Trace>> Trace::loadNsysSqlite(StringRef Path) {
           StringRef Text = text(S, 3);
           // emit_nvtx: "name, seq = N, op_id = M, sizes = [[...], ...], ...".
           size_t Comma = Text.find(", ");
-          bool IsOp = Comma != StringRef::npos &&
-                      (Text.contains(", seq = ") || Text.contains(", sizes = ") ||
-                       Text.contains(", op_id = "));
+          bool IsOp =
+              Comma != StringRef::npos &&
+              (Text.contains(", seq = ") || Text.contains(", sizes = ") ||
+               Text.contains(", op_id = "));
           StringRef Name = IsOp ? Text.take_front(Comma) : Text;
           R.Name = T->Strings.save(Name);
           R.IsOp = IsOp;
@@ -169,8 +169,8 @@ Expected<std::unique_ptr<Trace>> Trace::loadNsysSqlite(StringRef Path) {
             if (End < Rest.size()) {
               auto Dims = json::parse(Rest.take_front(End + 1));
               if (!Dims)
-                return Fail("NVTX range '" + Name + "': bad sizes: " +
-                            toString(Dims.takeError()));
+                return Fail("NVTX range '" + Name +
+                            "': bad sizes: " + toString(Dims.takeError()));
               if (const json::Array *A = Dims->getAsArray())
                 R.Inputs = T->internInputs(*A, nullptr);
             }

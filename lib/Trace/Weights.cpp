@@ -62,8 +62,8 @@ Expected<Fleet> Fleet::parse(StringRef Name, StringRef Text) {
     In >> Doc;
     if (In.error())
       return createStringError(inconvertibleErrorCode(),
-                               "invalid fleet file '" + Name + "': " +
-                                   StringRef(Diags).trim());
+                               "invalid fleet file '" + Name +
+                                   "': " + StringRef(Diags).trim());
   }
   auto Fail = [&](const Twine &Msg) {
     return createStringError(inconvertibleErrorCode(),
@@ -76,8 +76,8 @@ Expected<Fleet> Fleet::parse(StringRef Name, StringRef Text) {
   std::set<std::string> Names;
   for (const FleetApp &A : Doc.Apps) {
     if (A.Name.empty() || !Names.insert(A.Name).second)
-      return Fail("application names must be unique and non-empty ('" +
-                  A.Name + "')");
+      return Fail("application names must be unique and non-empty ('" + A.Name +
+                  "')");
     if (!(A.CardHours > 0) || !std::isfinite(A.CardHours))
       return Fail("application '" + A.Name +
                   "': card_hours must be a positive number");
@@ -140,8 +140,8 @@ void WeightBuilder::addTrace(StringRef App, double CardHours, const Trace &T) {
   struct Rec {
     uint64_t Device;
     int64_t Ts, Dur;
-    int64_t PrevTs;  // the previous decided kernel on the device
-    int32_t Key;     // index into Keys, -1 for kernels without a problem
+    int64_t PrevTs; // the previous decided kernel on the device
+    int32_t Key;    // index into Keys, -1 for kernels without a problem
     Phase P, PrevP;
   };
   std::deque<Rec> Recs;
@@ -320,8 +320,9 @@ Expected<WeightsResult> WeightBuilder::compute(double Coverage) const {
     R.Top5OperatorShare += R.Operators[I].second;
   for (auto &KV : Unmapped)
     R.Unmapped.push_back(KV.second);
-  std::stable_sort(R.Unmapped.begin(), R.Unmapped.end(),
-                   [](auto &L, auto &R) { return L.FleetShare > R.FleetShare; });
+  std::stable_sort(R.Unmapped.begin(), R.Unmapped.end(), [](auto &L, auto &R) {
+    return L.FleetShare > R.FleetShare;
+  });
   return R;
 }
 
@@ -384,10 +385,9 @@ json::Value WeightBuilder::toJSON(const WeightsResult &R,
         {"busy_time_us", round6(A.BusyNs / 1e3)},
         {"unmapped_share", round6(A.UnmappedNs / K)},
         {"unshaped_share", round6(A.UnshapedNs / K)},
-        {"phase_share",
-         json::Object{{"prefill", round6(A.PhaseNs[0] / K)},
-                      {"decode", round6(A.PhaseNs[1] / K)},
-                      {"unknown", round6(A.PhaseNs[2] / K)}}}});
+        {"phase_share", json::Object{{"prefill", round6(A.PhaseNs[0] / K)},
+                                     {"decode", round6(A.PhaseNs[1] / K)},
+                                     {"unknown", round6(A.PhaseNs[2] / K)}}}});
   }
   json::Array Problems;
   for (const WeightedProblem &P : R.Hot) {
@@ -413,11 +413,11 @@ json::Value WeightBuilder::toJSON(const WeightsResult &R,
     Unshaped.push_back(
         json::Object{{"operator", Op}, {"fleet_share", round6(S)}});
   for (size_t I = 0; I < R.Unmapped.size() && I < 100; ++I)
-    Unmapped.push_back(json::Object{{"kernel", R.Unmapped[I].Kernel},
-                                    {"op", R.Unmapped[I].Op},
-                                    {"fleet_share",
-                                     round6(R.Unmapped[I].FleetShare)},
-                                    {"calls", int64_t(R.Unmapped[I].Calls)}});
+    Unmapped.push_back(
+        json::Object{{"kernel", R.Unmapped[I].Kernel},
+                     {"op", R.Unmapped[I].Op},
+                     {"fleet_share", round6(R.Unmapped[I].FleetShare)},
+                     {"calls", int64_t(R.Unmapped[I].Calls)}});
   json::Array Warnings;
   for (const std::string &W : R.Warnings)
     Warnings.push_back(W);
@@ -442,8 +442,8 @@ void WeightBuilder::printSummary(raw_ostream &OS, const WeightsResult &R,
                                  const std::vector<AppStats> &Apps) {
   auto Pct = [](double V) { return formatv("{0,6:F1}%", V * 100.0).str(); };
   OS << formatv("{0,-24} {1,12} {2,9} {3,13} {4,8} {5,8} {6,8} {7,8}\n",
-                "application", "card-hours", "kernels", "kernel ms",
-                "unmapped", "unshaped", "prefill", "decode");
+                "application", "card-hours", "kernels", "kernel ms", "unmapped",
+                "unshaped", "prefill", "decode");
   for (const AppStats &A : Apps) {
     double K = A.KernelNs > 0 ? double(A.KernelNs) : 1.0;
     OS << formatv("{0,-24} {1,12:F1} {2,9} {3,13:F3} {4,8} {5,8} {6,8} "
@@ -462,8 +462,8 @@ void WeightBuilder::printSummary(raw_ostream &OS, const WeightsResult &R,
      << ", unshaped share: " << Pct(R.UnshapedShare).substr(1) << "\n";
   OS << formatv("hot problems: {0} of {1} cover {2} of the shaped time "
                 "(target {3})\n",
-                R.Hot.size(), R.ShapedProblems,
-                Pct(R.Coverage).substr(1), Pct(R.CoverageTarget).substr(1));
+                R.Hot.size(), R.ShapedProblems, Pct(R.Coverage).substr(1),
+                Pct(R.CoverageTarget).substr(1));
   for (size_t I = 0; I < R.Unmapped.size() && I < 5; ++I)
     OS << formatv("unmapped: {0} {1} ({2}{3})\n", Pct(R.Unmapped[I].FleetShare),
                   R.Unmapped[I].Kernel,

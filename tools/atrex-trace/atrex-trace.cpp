@@ -24,8 +24,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include <map>
 #include <set>
@@ -35,7 +35,8 @@ using namespace atrex::trace;
 
 static cl::opt<std::string> Command(cl::Positional,
                                     cl::desc("<ingest|kernels|check-map>"));
-static cl::list<std::string> Inputs(cl::Positional, cl::desc("<trace.json>..."));
+static cl::list<std::string> Inputs(cl::Positional,
+                                    cl::desc("<trace.json>..."));
 static cl::opt<std::string>
     MapPath("map", cl::desc("Operator mapping rules (YAML)"),
             cl::init("suites/atrex-serve/trace-map.yaml"));
@@ -195,9 +196,8 @@ static int runCheckMap(const Mapping &Map) {
     std::set<std::string> Given(R.Params.begin(), R.Params.end());
     if (Given != Cache[R.Operator]) {
       errs() << "atrex-trace: error: " << Id << ": operator '" << R.Operator
-             << "' has shape parameters {"
-             << join(Cache[R.Operator], ",") << "} but the rule gives {"
-             << join(Given, ",") << "}\n";
+             << "' has shape parameters {" << join(Cache[R.Operator], ",")
+             << "} but the rule gives {" << join(Given, ",") << "}\n";
       ++Errors;
     }
   }
@@ -236,7 +236,8 @@ static int runIngest(const Mapping &Map) {
   }
   if (F)
     for (const FleetApp &A : F->Apps)
-      if (none_of(B.apps(), [&](const AppStats &S) { return S.Name == A.Name; }))
+      if (none_of(B.apps(),
+                  [&](const AppStats &S) { return S.Name == A.Name; }))
         errs() << "atrex-trace: warning: application '" << A.Name
                << "' of the fleet file has no trace; its card-hours are left "
                   "out\n";

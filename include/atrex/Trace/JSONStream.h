@@ -1,4 +1,5 @@
-//===- JSONStream.h - streaming reader of a chrome-trace JSON file -*- C++ -*-===//
+//===- JSONStream.h - streaming reader of a chrome-trace JSON file -*- C++
+//-*-===//
 //
 // Part of atrex. Reads a chrome-trace JSON document ({"traceEvents": [...],
 // ...}) in fixed-size chunks and hands each element of the top-level

@@ -55,8 +55,9 @@ template <typename V> class SortedTable {
 public:
   void add(int64_t Key, const V &Value) { Items.emplace_back(Key, Value); }
   void finalize() {
-    std::stable_sort(Items.begin(), Items.end(),
-                     [](const auto &L, const auto &R) { return L.first < R.first; });
+    std::stable_sort(
+        Items.begin(), Items.end(),
+        [](const auto &L, const auto &R) { return L.first < R.first; });
     // Keep the last record of each key.
     auto Out = Items.begin();
     for (auto It = Items.begin(); It != Items.end(); ++It) {
@@ -69,9 +70,9 @@ public:
     Items.shrink_to_fit();
   }
   const V *find(int64_t Key) const {
-    auto It = std::lower_bound(
-        Items.begin(), Items.end(), Key,
-        [](const auto &P, int64_t K) { return P.first < K; });
+    auto It =
+        std::lower_bound(Items.begin(), Items.end(), Key,
+                         [](const auto &P, int64_t K) { return P.first < K; });
     return It != Items.end() && It->first == Key ? &It->second : nullptr;
   }
   V *find(int64_t Key) {
@@ -184,8 +185,8 @@ private:
   std::deque<CpuRange> Ranges;
   std::deque<Kernel> Kernels;
   std::deque<GpuRange> GpuRanges;
-  SortedTable<Launch> Launches;     // by correlation
-  SortedTable<int32_t> OpByExtId;   // External id -> range
+  SortedTable<Launch> Launches;   // by correlation
+  SortedTable<int32_t> OpByExtId; // External id -> range
   /// ac2g flows: id -> start position; (device, stream, ts) -> id.
   SortedTable<Launch> FlowStarts;
   llvm::DenseMap<std::tuple<uint64_t, uint64_t, int64_t>, int64_t> FlowEnds;

@@ -15,8 +15,8 @@
 
 #include "atrex/Trace/Kineto.h"
 #include "llvm/ADT/ArrayRef.h"
-#include "llvm/Support/Error.h"
 #include "llvm/Support/Allocator.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/StringSaver.h"
 #include <map>
@@ -109,13 +109,15 @@ private:
 };
 
 /// Binds \p Patterns against \p In; false when the inputs do not fit.
-bool bindDims(const std::vector<std::optional<std::vector<DimPattern>>> &Patterns,
-              const OpInputs &In, std::map<std::string, int64_t> &Symbols);
+bool bindDims(
+    const std::vector<std::optional<std::vector<DimPattern>>> &Patterns,
+    const OpInputs &In, std::map<std::string, int64_t> &Symbols);
 
 /// Evaluates a derivation expression over \p Symbols; an error names the
 /// problem (syntax, an unbound name, division by zero).
 llvm::Expected<int64_t>
-evalShapeExpr(llvm::StringRef Expr, const std::map<std::string, int64_t> &Symbols);
+evalShapeExpr(llvm::StringRef Expr,
+              const std::map<std::string, int64_t> &Symbols);
 
 /// Parses one dims element ("4096", "_", "X", "2*X", "X...", "...").
 llvm::Expected<DimPattern> parseDimPattern(llvm::StringRef Text);

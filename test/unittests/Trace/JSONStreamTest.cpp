@@ -47,8 +47,9 @@ TEST(JSONStreamTest, SameEventsAtEveryChunkSize) {
   auto Ref = collect(Doc, 1 << 20);
   ASSERT_TRUE(bool(Ref)) << toString(Ref.takeError());
   ASSERT_EQ(Ref->Texts.size(), 3u);
-  EXPECT_EQ(Ref->Texts[0],
-            R"({"ph": "X", "name": "a \"quoted\" } name", "ts": 1.5, "dur": 2})");
+  EXPECT_EQ(
+      Ref->Texts[0],
+      R"({"ph": "X", "name": "a \"quoted\" } name", "ts": 1.5, "dur": 2})");
   EXPECT_EQ(Ref->Texts[2], "{}");
   StringRef D(Doc);
   for (size_t I = 0; I < 3; ++I)

@@ -132,8 +132,9 @@ rules:
                 "    dims: [[M]]\n    query_len: L\n"),
             "mapping file 'm.yaml': rule 1 (x): query_len 'L' is not bound "
             "by 'dims'");
-  EXPECT_NE(Err("version: 1\nrules:\n  - op: a\n").find("missing required "
-                                                         "key 'operator'"),
+  EXPECT_NE(Err("version: 1\nrules:\n  - op: a\n")
+                .find("missing required "
+                      "key 'operator'"),
             std::string::npos);
 }
 
