@@ -1,5 +1,4 @@
-//===- JSONStream.h - streaming reader of a chrome-trace JSON file -*- C++
-//-*-===//
+//===- JSONStream.h - streaming chrome-trace JSON reader --------*- C++ -*-===//
 //
 // Part of atrex. Reads a chrome-trace JSON document ({"traceEvents": [...],
 // ...}) in fixed-size chunks and hands each element of the top-level
