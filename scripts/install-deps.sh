@@ -15,6 +15,8 @@ DEBS=(
   libmlir-22-dev mlir-22-tools
   # build
   cmake ninja-build g++ make pkg-config python3-pip
+  # atrex-trace reads Nsight Systems SQLite exports
+  libsqlite3-dev
   # libraries the analysis side links
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev libcurl4-openssl-dev
   # unit tests
