@@ -47,10 +47,8 @@ public:
       : SM(SM), Out(Out) {}
   void MacroDefined(const Token &Name, const MacroDirective *MD) override {
     SourceLocation L = Name.getLocation();
-    if (L.isInvalid() || !SM.isWrittenInMainFile(L) && SM.isInSystemHeader(L))
-      return;
-    if (SM.isWrittenInBuiltinFile(L) || SM.isWrittenInCommandLineFile(L) ||
-        SM.isInSystemHeader(L))
+    if (L.isInvalid() || SM.isWrittenInBuiltinFile(L) ||
+        SM.isWrittenInCommandLineFile(L) || SM.isInSystemHeader(L))
       return;
     PresumedLoc P = SM.getPresumedLoc(L);
     if (P.isInvalid())
