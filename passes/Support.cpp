@@ -250,9 +250,7 @@ llvm::Expected<Facts> Facts::fromJSON(llvm::StringRef text) {
   return facts;
 }
 
-/// Loads the integer input tensors of a tensor directory as facts.
-static llvm::Error factsFromTensorDir(llvm::StringRef dir,
-                                      llvm::StringMap<Fact> &out) {
+llvm::Expected<llvm::json::Value> readTensorDirIndex(llvm::StringRef dir) {
   llvm::SmallString<256> index(dir);
   llvm::sys::path::append(index, "tensors.json");
   auto buffer = llvm::MemoryBuffer::getFile(index);
@@ -264,9 +262,20 @@ static llvm::Error factsFromTensorDir(llvm::StringRef dir,
     return llvm::createStringError("'" + index + "' is not valid JSON: " +
                                    llvm::toString(json.takeError()));
   const llvm::json::Object *root = json->getAsObject();
-  const llvm::json::Array *list = root ? root->getArray("tensors") : nullptr;
-  if (!list)
+  if (!root || !root->getArray("tensors"))
     return llvm::createStringError("'" + index + "' has no \"tensors\" array");
+  return std::move(*json);
+}
+
+/// Loads the integer input tensors of a tensor directory as facts.
+static llvm::Error factsFromTensorDir(llvm::StringRef dir,
+                                      llvm::StringMap<Fact> &out) {
+  llvm::Expected<llvm::json::Value> json = readTensorDirIndex(dir);
+  if (!json)
+    return json.takeError();
+  llvm::SmallString<256> index(dir); // for messages
+  llvm::sys::path::append(index, "tensors.json");
+  const llvm::json::Array *list = json->getAsObject()->getArray("tensors");
   for (const llvm::json::Value &entry : *list) {
     const llvm::json::Object *t = entry.getAsObject();
     auto name = t ? t->getString("name") : std::nullopt;

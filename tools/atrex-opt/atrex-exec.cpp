@@ -95,20 +95,13 @@ int64_t numElements(llvm::ArrayRef<int64_t> shape) {
 }
 
 llvm::Expected<TensorDir> readTensorDir(llvm::StringRef dir) {
-  llvm::SmallString<256> index(dir);
-  llvm::sys::path::append(index, "tensors.json");
-  auto buffer = llvm::MemoryBuffer::getFile(index);
-  if (!buffer)
-    return llvm::createStringError("cannot read '" + index +
-                                   "': " + buffer.getError().message());
-  auto json = llvm::json::parse((*buffer)->getBuffer());
+  llvm::Expected<llvm::json::Value> json = atrex::readTensorDirIndex(dir);
   if (!json)
-    return llvm::createStringError("'" + index + "' is not valid JSON: " +
-                                   llvm::toString(json.takeError()));
+    return json.takeError();
+  llvm::SmallString<256> index(dir); // for messages
+  llvm::sys::path::append(index, "tensors.json");
   const llvm::json::Object *root = json->getAsObject();
-  const llvm::json::Array *tensors = root ? root->getArray("tensors") : nullptr;
-  if (!tensors)
-    return llvm::createStringError("'" + index + "' has no \"tensors\" array");
+  const llvm::json::Array *tensors = root->getArray("tensors");
   TensorDir result;
   result.op = root->getString("operator").value_or("").str();
   if (const llvm::json::Object *shape = root->getObject("shape"))

@@ -163,6 +163,11 @@ mlir::DictionaryAttr toAttribute(mlir::MLIRContext *ctx,
 /// The dtype name used in counts and tables ("bf16", "f32", "f8e4m3", ...).
 std::string dtypeName(mlir::Type type);
 
+/// Reads and checks the index (`tensors.json`) of a tensor directory
+/// (docs/formats/tensor-dir.md): an object with a "tensors" array; errors name
+/// the file.
+llvm::Expected<llvm::json::Value> readTensorDirIndex(llvm::StringRef dir);
+
 } // namespace atrex
 
 #endif // ATREX_PASSES_SEMANTICWORK_H
