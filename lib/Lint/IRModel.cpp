@@ -179,6 +179,17 @@ private:
     return S;
   }
 
+  /// The variable (local slot or global) an argument names: `&s` is the
+  /// slot itself, `s` a load from it (at -O0).
+  static std::string varOf(const Value *V) {
+    V = V->stripPointerCasts();
+    if (const auto *L = dyn_cast<LoadInst>(V))
+      V = L->getPointerOperand()->stripPointerCasts();
+    if (isa<AllocaInst>(V) || isa<GlobalVariable>(V))
+      return "ir:" + std::to_string(reinterpret_cast<uintptr_t>(V));
+    return "";
+  }
+
   /// Functions referenced by a constant (initialisers, operands).
   static void functionsIn(const Value *V, SmallVectorImpl<const Function *> &Out,
                           SmallPtrSetImpl<const Value *> &Seen) {
@@ -330,6 +341,8 @@ private:
             if (Library && Callee->isDeclaration() &&
                 (!R || R->Action != RuleAction::Delegate))
               continue;
+            for (const Value *A : CB->args())
+              S.ArgVars.push_back(varOf(A));
             N.Sites.push_back(S);
             StringRef CN = N.Sites.back().Name;
             if (CN.contains("dlsym") || CN.contains("ProcAddress") ||

@@ -513,6 +513,7 @@ public:
       Site *S = addSite(SiteKind::Call, FD, E->getBeginLoc(), E);
       if (!S)
         return true;
+      recordArgVars(E, *S);
       std::string Name = S->Name;
       if (StringRef(Name).contains("dlsym") || StringRef(Name).contains("ProcAddress") ||
           StringRef(Name).contains("EntryPoint")) {
@@ -548,6 +549,56 @@ public:
     if (Targets.empty())
       addUnresolved(E, "call through a function pointer");
     return true;
+  }
+
+  /// The variable (or member) an argument expression names, through `&`,
+  /// `*`, casts and `.stream()`-style accessor calls.
+  std::string varOf(const Expr *E) const {
+    for (unsigned Depth = 0; E && Depth < 6; ++Depth) {
+      E = E->IgnoreParenImpCasts();
+      if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+        return isa<VarDecl>(DRE->getDecl()) ? key(DRE->getDecl()) : "";
+      if (const auto *ME = dyn_cast<MemberExpr>(E))
+        return key(ME->getMemberDecl());
+      if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+        E = UO->getSubExpr();
+        continue;
+      }
+      if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+        E = MC->getImplicitObjectArgument(); // side.stream()
+        continue;
+      }
+      if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
+        E = CE->getNumArgs() ? CE->getArg(0) : nullptr;
+        continue;
+      }
+      if (const auto *BT = dyn_cast<CXXBindTemporaryExpr>(E)) {
+        E = BT->getSubExpr();
+        continue;
+      }
+      if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(E)) {
+        E = MT->getSubExpr();
+        continue;
+      }
+      return "";
+    }
+    return "";
+  }
+
+  void recordArgVars(const CallExpr *E, Site &S) {
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E))
+      S.ArgVars.push_back(varOf(MC->getImplicitObjectArgument()));
+    for (const Expr *A : E->arguments())
+      S.ArgVars.push_back(varOf(A));
+    S.ResultVar = Cur.InitVar;
+  }
+
+  bool TraverseVarDecl(VarDecl *VD) {
+    std::string Saved = Cur.InitVar;
+    Cur.InitVar = VD->hasInit() ? key(VD) : "";
+    bool R = Base::TraverseVarDecl(VD);
+    Cur.InitVar = Saved;
+    return R;
   }
 
   void addUnresolved(CallExpr *E, StringRef What) {
@@ -655,6 +706,7 @@ private:
     bool Device = false;
     unsigned DeadDepth = 0;
     llvm::DenseSet<const Stmt *> Dead;
+    std::string InitVar; ///< the variable whose initialiser is traversed
   };
 
   ASTContext &Ctx;

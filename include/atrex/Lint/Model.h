@@ -42,6 +42,12 @@ struct Site {
   std::string Macro;    ///< user macro the call is written in
   SourcePos MacroPos;   ///< where that macro's body spells the call
   std::string Detail;   ///< extra facts: dlsym's symbol, an embedded image
+  /// Variables the call's arguments name (`&s`, `s`, `this->s`), the object
+  /// of a member call first; empty strings for other arguments. Used to
+  /// follow streams and events.
+  std::vector<std::string> ArgVars;
+  /// The variable a call initialises (`auto s = getStreamFromPool()`).
+  std::string ResultVar;
 };
 
 /// A mutable variable that outlives one call of the entry.

@@ -1,44 +1,91 @@
 //===- SideStreamCheck.cpp - atrex-evasion-side-stream --------------------===//
 //
-// Streams created (or taken from a pool) by reachable code while nothing
-// reachable ever joins them back (synchronize, wait on an event, destroy):
-// work queued there escapes timers that only watch the caller's stream.
+// Streams created (or taken from a pool) by reachable code that nothing
+// reachable joins back: work queued there escapes timers that only watch the
+// caller's stream. Streams are followed by the variable that holds them:
+// a stream is joined by synchronising or destroying that variable's stream,
+// by recording an event on it that some reachable code waits for or
+// synchronises, or by a device-wide synchronisation. When the stream's
+// variable is unknown, any join counts.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Check.h"
+#include <set>
 
 using namespace llvm;
 using namespace atrex::lint;
 
 namespace {
+bool isDeviceJoin(StringRef N) {
+  return N.contains("DeviceSynchronize") || N == "cuCtxSynchronize" ||
+         N.ends_with("device_synchronize");
+}
+bool isEventRecord(StringRef N) {
+  return N.starts_with("cudaEventRecord") || N.starts_with("hipEventRecord") ||
+         N.starts_with("cuEventRecord") || N.ends_with("CUDAEvent::record");
+}
+bool isEventWait(StringRef N) {
+  return N.ends_with("StreamWaitEvent") || N.ends_with("EventSynchronize") ||
+         N.ends_with("CUDAEvent::block") || N.ends_with("CUDAEvent::synchronize");
+}
+std::string arg(const Site &S, size_t I) {
+  return I < S.ArgVars.size() ? S.ArgVars[I] : std::string();
+}
+
 class SideStreamCheck : public LintCheck {
 public:
   StringRef name() const override { return "atrex-evasion-side-stream"; }
   void run(CheckContext &Ctx) override {
     std::vector<const ReachedSite *> Creates;
-    bool Joined = false;
+    std::set<std::string> Joined, Waited;
+    std::vector<std::pair<std::string, std::string>> Recorded; // event, stream
+    bool DeviceJoin = false, AnyJoin = false;
     for (const ReachedSite &RS : Ctx.Sites) {
       const Site &S = *RS.S;
       if (S.Dead || S.Kind == SiteKind::Launch || Ctx.target(S))
         continue;
-      if (Ctx.P.isStreamCreate(S.Name))
+      StringRef N = S.Name;
+      if (Ctx.P.isStreamCreate(N)) {
         Creates.push_back(&RS);
-      if (Ctx.P.isStreamJoin(S.Name))
-        Joined = true;
+        continue;
+      }
+      if (isEventRecord(N)) {
+        Recorded.push_back({arg(S, 0), arg(S, 1)});
+        continue;
+      }
+      if (!Ctx.P.isStreamJoin(N))
+        continue;
+      AnyJoin = true;
+      if (isDeviceJoin(N))
+        DeviceJoin = true;
+      else if (isEventWait(N))
+        Waited.insert(arg(S, N.ends_with("StreamWaitEvent") ? 1 : 0));
+      else
+        Joined.insert(arg(S, 0)); // synchronize/destroy of the stream
     }
-    if (Joined)
+    for (const auto &[Event, Stream] : Recorded)
+      if (!Event.empty() && Waited.count(Event))
+        Joined.insert(Stream);
+    Joined.erase("");
+    if (DeviceJoin)
       return;
     for (const ReachedSite *RS : Creates) {
+      const Site &S = *RS->S;
+      // cudaStreamCreate*(&s, ...) names the stream in its first argument;
+      // a pool returns it (auto s = getStreamFromPool()).
+      std::string Id = arg(S, 0).empty() ? S.ResultVar : arg(S, 0);
+      if (Id.empty() ? AnyJoin : Joined.count(Id) != 0)
+        continue;
       Finding F;
       F.Check = "atrex-evasion-side-stream";
-      F.Pos = RS->S->Pos;
-      F.Symbol = RS->S->Name;
+      F.Pos = S.Pos;
+      F.Symbol = S.Name;
       F.Library = "side stream";
       F.CallPath = Ctx.pathTo(RS->Holder);
-      F.Message = "stream created by '" + RS->S->Name +
+      F.Message = "stream created by '" + S.Name +
                   "' is never joined back (no synchronize, event wait or "
-                  "destroy is reachable): its work can escape the timer";
+                  "destroy of it is reachable): its work can escape the timer";
       Ctx.report(std::move(F));
     }
   }
