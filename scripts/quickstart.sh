@@ -19,7 +19,7 @@ build/bin/atrex-lint examples/lint/*.cu examples/lint/*.hip
 rc=$?
 set -e
 echo "(atrex-lint exit status $rc: the worst verdict decides; 0 only if all are adopted)"
-python3 test/lint/Inputs/check_verdicts.py examples/lint
+PATH="$PWD/build/bin:$PATH" python3 test/lint/Inputs/check_verdicts.py examples/lint
 
 echo
 echo "== atrex-roofline: suites/atrex-serve operators on the H200"
