@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "atrex/Lint/Policy.h"
+#include "atrex/Support/YAML.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -135,24 +136,12 @@ ArrayRef<CheckDescription> atrex::lint::allChecks() { return Checks; }
 //===----------------------------------------------------------------------===//
 
 static Expected<PolicyDoc> parseDoc(StringRef Text, StringRef BufferName) {
-  std::string Diag;
-  raw_string_ostream OS(Diag);
   PolicyDoc Doc;
-  {
-    auto Handler = [](const SMDiagnostic &D, void *Ctx) {
-      D.print(nullptr, *static_cast<raw_string_ostream *>(Ctx),
-              /*ShowColors=*/false);
-    };
-    // Keep the buffer name in diagnostics: yaml::Input takes a MemoryBufferRef.
-    yaml::Input In(MemoryBufferRef(Text, BufferName), nullptr, Handler, &OS);
-    In >> Doc;
-    if (In.error()) {
-      OS.flush();
-      if (Diag.empty())
-        Diag = (BufferName + ": invalid policy document").str();
-      return createStringError(inconvertibleErrorCode(),
-                               "atrex-policy: " + StringRef(Diag).rtrim());
-    }
+  if (std::optional<std::string> Diag = atrex::readYAML(Text, BufferName, Doc)) {
+    if (Diag->empty())
+      *Diag = (BufferName + ": invalid policy document").str();
+    return createStringError(inconvertibleErrorCode(),
+                             "atrex-policy: " + StringRef(*Diag).rtrim());
   }
   return Doc;
 }

@@ -1,6 +1,7 @@
 //===- Mapping.cpp - GPU kernels to suite operators and shapes ------------===//
 
 #include "atrex/Trace/Mapping.h"
+#include "atrex/Support/YAML.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -278,21 +279,10 @@ bool bindDims(const std::vector<std::optional<std::vector<DimPattern>>> &Pats,
 
 Expected<Mapping> Mapping::parse(StringRef Name, StringRef Text) {
   MappingDoc Doc;
-  std::string Diags;
-  {
-    raw_string_ostream DS(Diags);
-    yaml::Input In(
-        Text, nullptr,
-        [](const SMDiagnostic &D, void *Ctx) {
-          D.print(nullptr, *static_cast<raw_string_ostream *>(Ctx), false);
-        },
-        &DS);
-    In >> Doc;
-    if (In.error())
-      return createStringError(inconvertibleErrorCode(),
-                               "invalid mapping file '" + Name +
-                                   "': " + StringRef(Diags).trim());
-  }
+  if (std::optional<std::string> Diags = readYAML(Text, "", Doc))
+    return createStringError(inconvertibleErrorCode(),
+                             "invalid mapping file '" + Name +
+                                 "': " + StringRef(*Diags).trim());
   auto Fail = [&](const Twine &Msg) {
     return createStringError(inconvertibleErrorCode(),
                              "mapping file '" + Name + "': " + Msg);

@@ -1,6 +1,7 @@
 //===- Weights.cpp - importance weights from mapped GPU time --------------===//
 
 #include "atrex/Trace/Weights.h"
+#include "atrex/Support/YAML.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
@@ -50,21 +51,10 @@ namespace trace {
 
 Expected<Fleet> Fleet::parse(StringRef Name, StringRef Text) {
   FleetDoc Doc;
-  std::string Diags;
-  {
-    raw_string_ostream DS(Diags);
-    yaml::Input In(
-        Text, nullptr,
-        [](const SMDiagnostic &D, void *Ctx) {
-          D.print(nullptr, *static_cast<raw_string_ostream *>(Ctx), false);
-        },
-        &DS);
-    In >> Doc;
-    if (In.error())
-      return createStringError(inconvertibleErrorCode(),
-                               "invalid fleet file '" + Name +
-                                   "': " + StringRef(Diags).trim());
-  }
+  if (std::optional<std::string> Diags = readYAML(Text, "", Doc))
+    return createStringError(inconvertibleErrorCode(),
+                             "invalid fleet file '" + Name +
+                                 "': " + StringRef(*Diags).trim());
   auto Fail = [&](const Twine &Msg) {
     return createStringError(inconvertibleErrorCode(),
                              "fleet file '" + Name + "': " + Msg);
