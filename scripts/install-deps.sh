@@ -23,6 +23,8 @@ DEBS=(
   googletest libgtest-dev libgmock-dev
   # HIP headers (HIP submissions are parsed with them; runtime HIP backend compiles against them)
   libamdhip64-dev
+  # tree-sitter runtime (0.20.7, grammar ABI 13-14) for atrex-lint's Python front end
+  libtree-sitter-dev
 )
 
 missing=()
@@ -51,5 +53,33 @@ if [ ${#pip_need[@]} -gt 0 ]; then
   $PY -m pip install --quiet --disable-pip-version-check "${pip_need[@]}"
 else
   echo "atrex: PyPI packages already installed"
+fi
+
+# The tree-sitter Python grammar (generated parser.c + scanner.c, ABI 14) and
+# the matching parser headers, from PyPI source distributions; never committed.
+# tree-sitter-python's sdist lacks src/tree_sitter/*.h: they come from the
+# py-tree-sitter sdist of the same generation. See docs/python-frontend.md.
+TS_DIR=${ATREX_TREE_SITTER_PYTHON_DIR:-"$(cd "$(dirname "$0")/.." && pwd)/third_party/tree-sitter-python"}
+TS_GRAMMAR=0.23.6
+TS_HEADERS=0.23.2
+if [ ! -f "$TS_DIR/src/parser.c" ] || [ ! -f "$TS_DIR/src/tree_sitter/parser.h" ] ||
+   [ "$(cat "$TS_DIR/VERSION" 2>/dev/null)" != "$TS_GRAMMAR" ]; then
+  echo "atrex: fetching tree-sitter-python $TS_GRAMMAR (sdist) into $TS_DIR"
+  tmp=$(mktemp -d)
+  $PY -m pip download --quiet --disable-pip-version-check --no-binary :all: --no-deps \
+    -d "$tmp" "tree-sitter-python==$TS_GRAMMAR" "tree-sitter==$TS_HEADERS"
+  tar -xzf "$tmp/tree_sitter_python-$TS_GRAMMAR.tar.gz" -C "$tmp"
+  tar -xzf "$tmp/tree-sitter-$TS_HEADERS.tar.gz" -C "$tmp"
+  rm -rf "$TS_DIR"
+  mkdir -p "$TS_DIR/src/tree_sitter"
+  cp "$tmp/tree_sitter_python-$TS_GRAMMAR/src/parser.c" "$tmp/tree_sitter_python-$TS_GRAMMAR/src/scanner.c" \
+     "$tmp/tree_sitter_python-$TS_GRAMMAR/LICENSE" "$TS_DIR/src/"
+  for h in parser.h array.h alloc.h ts_assert.h; do
+    cp "$tmp/tree-sitter-$TS_HEADERS/tree_sitter/core/lib/src/$h" "$TS_DIR/src/tree_sitter/"
+  done
+  echo "$TS_GRAMMAR" > "$TS_DIR/VERSION"
+  rm -rf "$tmp"
+else
+  echo "atrex: tree-sitter-python $TS_GRAMMAR already in $TS_DIR"
 fi
 echo "atrex: dependencies ready"
