@@ -8,10 +8,11 @@ OUT=${OUT:-out}; mkdir -p "$OUT/traces"; log="$OUT/log.txt"
   echo "== $(date -u +%FT%TZ)"; nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
   python3 -c 'import torch, transformers; print("torch", torch.__version__, "transformers", transformers.__version__)'
   echo "== capture"
-  /usr/bin/time -v timeout 330 python3 bench/trace-capture/capture.py --out "$OUT/traces" 2>&1 \
-    | grep -v -E '^(USDT|STAGE|ERROR:.*DeviceProperties)' | grep -v -E '^\s+(Page|Socket|Signal|Swap|File|Average|Exit|Minor|Major|Vol|Invol|Percent|System|User|Elapsed)' 
+  t0=$SECONDS
+  timeout 330 python3 bench/trace-capture/capture.py --out "$OUT/traces" 2>&1 | grep -v -E '^(USDT|STAGE)'
+  echo "capture: exit ${PIPESTATUS[0]}, $((SECONDS - t0)) s"
   ls -la "$OUT/traces"
-  gzip -9 "$OUT"/traces/*.json.tmp 2>/dev/null; for f in "$OUT"/traces/*-*.json; do gzip -6 "$f"; done
+  for f in "$OUT"/traces/*-*.json; do gzip -6 "$f"; done
   ls -la "$OUT/traces"
   echo "== flush probe"
   timeout 120 python3 bench/timing/flush_probe.py > "$OUT/flush_probe.json"
