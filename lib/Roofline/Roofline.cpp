@@ -1,6 +1,10 @@
 //===- Roofline.cpp - hardware table and roofline times -------------------===//
+//
+// Part of atrex. See docs/roofline.md.
+//
+//===----------------------------------------------------------------------===//
 
-#include "Roofline.h"
+#include "atrex/Roofline/Roofline.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -142,6 +146,43 @@ llvm::Expected<RooflineTime> rooflineTime(const SemanticWork &work,
   time.memorySeconds =
       static_cast<double>(work.totalBytes()) / ceilings.bandwidth;
   return time;
+}
+
+llvm::Expected<ProblemRoofline> computeRoofline(const SemanticWork &Work,
+                                                const GpuSpec &Gpu) {
+  ProblemRoofline R;
+  R.Gpu = Gpu.name;
+  R.FlopsTotal = Work.totalFlops();
+  R.Bytes = Work.totalBytes();
+  auto DS = rooflineTime(Work, Gpu.datasheet, Gpu.name);
+  if (!DS)
+    return DS.takeError();
+  R.Datasheet = *DS;
+  if (Gpu.measured) {
+    auto M = rooflineTime(Work, *Gpu.measured, Gpu.name);
+    if (!M)
+      return M.takeError();
+    R.Measured = *M;
+  }
+  return R;
+}
+
+llvm::json::Object toJSON(const ProblemRoofline &R) {
+  const RooflineTime &P = R.primary();
+  return llvm::json::Object{
+      {"t_roofline_s", P.seconds()},
+      {"t_roofline_datasheet_s", R.Datasheet.seconds()},
+      {"t_roofline_measured_s", R.Measured
+                                    ? llvm::json::Value(R.Measured->seconds())
+                                    : llvm::json::Value(nullptr)},
+      {"ceiling", R.ceiling()},
+      {"regime", P.memoryBound() ? "memory" : "compute"},
+      {"regime_datasheet", R.Datasheet.memoryBound() ? "memory" : "compute"},
+      {"intensity", R.intensity()},
+      {"flops_total", static_cast<int64_t>(R.FlopsTotal)},
+      {"bytes", static_cast<int64_t>(R.Bytes)},
+      {"t_compute_s", P.computeSeconds},
+      {"t_memory_s", P.memorySeconds}};
 }
 
 } // namespace atrex

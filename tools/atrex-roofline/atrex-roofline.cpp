@@ -12,20 +12,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Roofline.h"
-
 #include "atrex/Passes/SemanticWork.h"
+#include "atrex/Roofline/OperatorLibrary.h"
+#include "atrex/Roofline/Roofline.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -325,83 +318,47 @@ int main(int argc, char **argv) {
                 ")");
   }
 
-  std::error_code ec;
-  std::vector<std::string> files;
-  for (llvm::sys::fs::directory_iterator it(opsFolder, ec), end;
-       it != end && !ec; it.increment(ec))
-    if (llvm::sys::path::extension(it->path()) == ".mlir")
-      files.push_back(it->path());
-  if (ec)
-    return fail("cannot list '" + opsFolder + "': " + ec.message());
-  llvm::sort(files);
-
-  DialectRegistry registry;
-  registry.insert<arith::ArithDialect, func::FuncDialect,
-                  linalg::LinalgDialect, math::MathDialect, scf::SCFDialect,
-                  tensor::TensorDialect>();
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
+  auto library = atrex::OperatorLibrary::load(opsFolder);
+  if (!library)
+    return fail(llvm::toString(library.takeError()));
 
   std::vector<Row> rows;
   bool foundOp = false;
-  for (const std::string &file : files) {
-    llvm::SourceMgr sourceMgr;
-    SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-    OwningOpRef<ModuleOp> module =
-        parseSourceFile<ModuleOp>(file, sourceMgr, &context);
-    if (!module)
-      return fail("cannot parse '" + file + "'");
-    for (auto func : module->getOps<func::FuncOp>()) {
-      auto op = func->getAttrOfType<StringAttr>("atrex.operator");
-      if (!op || (!opName.empty() && op.getValue() != opName))
-        continue;
-      foundOp = true;
-      auto problems = problemsOf(func);
-      if (!problems)
-        return fail(llvm::toString(problems.takeError()));
-      for (const Problem &problem : *problems) {
-        OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());
-        auto instance = copy->lookupSymbol<func::FuncOp>(func.getSymName());
-        if (auto err = atrex::instantiateShape(instance, problem.dims,
-                                                 problem.dtypes)) {
-          atrex::emitErrorAsDiagnostic(std::move(err), instance.getLoc());
-          return 1;
-        }
-        auto facts = problem.factsPath.empty()
-                         ? atrex::Facts::fromJSON(problem.factsJSON)
-                         : atrex::Facts::fromFile(problem.factsPath);
-        if (!facts)
-          return fail(llvm::toString(facts.takeError()));
-        auto work = atrex::countSemanticWork(instance, *facts);
-        if (!work) {
-          atrex::emitErrorAsDiagnostic(work.takeError(), instance.getLoc());
-          return 1;
-        }
-        for (const atrex::GpuSpec &gpu : gpus) {
-          Row row;
-          row.gpu = gpu.name;
-          row.problem = problem.name;
-          row.phase = problem.phase;
-          row.work = *work;
-          auto ds = atrex::rooflineTime(*work, gpu.datasheet, gpu.name);
-          if (!ds)
-            return fail(llvm::toString(ds.takeError()));
-          row.datasheet = *ds;
-          if (gpu.measured) {
-            auto m = atrex::rooflineTime(*work, *gpu.measured, gpu.name);
-            if (!m)
-              return fail(llvm::toString(m.takeError()));
-            row.measured = *m;
-          }
-          rows.push_back(std::move(row));
-        }
+  for (const std::string &name : (*library)->operators()) {
+    if (!opName.empty() && name != opName)
+      continue;
+    foundOp = true;
+    auto problems = problemsOf((*library)->definition(name));
+    if (!problems)
+      return fail(llvm::toString(problems.takeError()));
+    for (const Problem &problem : *problems) {
+      auto facts = problem.factsPath.empty()
+                       ? atrex::Facts::fromJSON(problem.factsJSON)
+                       : atrex::Facts::fromFile(problem.factsPath);
+      if (!facts)
+        return fail(llvm::toString(facts.takeError()));
+      auto work = (*library)->count(name, problem.dims, *facts, problem.dtypes);
+      if (!work)
+        return fail(llvm::toString(work.takeError()));
+      for (const atrex::GpuSpec &gpu : gpus) {
+        auto roofline = atrex::computeRoofline(*work, gpu);
+        if (!roofline)
+          return fail(llvm::toString(roofline.takeError()));
+        Row row;
+        row.gpu = gpu.name;
+        row.problem = problem.name;
+        row.phase = problem.phase;
+        row.work = *work;
+        row.datasheet = roofline->Datasheet;
+        row.measured = roofline->Measured;
+        rows.push_back(std::move(row));
       }
     }
   }
   if (!foundOp)
-    return fail(opName.empty() ? "no operator definitions in '" + opsFolder + "'"
-                               : "no operator '" + opName + "' in '" + opsFolder +
-                                     "'");
+    return fail(opName.empty()
+                    ? "no operator definitions in '" + opsFolder + "'"
+                    : "no operator '" + opName + "' in '" + opsFolder + "'");
 
   if (formatOpt == "json") {
     llvm::json::Array array;

@@ -1,18 +1,19 @@
 //===- Roofline.h - hardware table and roofline times -----------*- C++ -*-===//
 //
-// The hardware table (hw/gpus.json, documented in docs/hardware-table.md)
+// Part of atrex. The hardware table (hw/gpus.json, documented in docs/hardware-table.md)
 // and T_roofline = max(max_e sum_d FLOPs_e,d / peak_e,d, bytes / bandwidth):
 // the matrix and vector engines run concurrently (see docs/roofline.md for
 // the H200 measurement that rules out summing over engines).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ATREX_TOOLS_ROOFLINE_H
-#define ATREX_TOOLS_ROOFLINE_H
+#ifndef ATREX_ROOFLINE_ROOFLINE_H
+#define ATREX_ROOFLINE_ROOFLINE_H
 
 #include "atrex/Passes/SemanticWork.h"
 
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 
 #include <map>
 #include <optional>
@@ -59,6 +60,32 @@ llvm::Expected<RooflineTime> rooflineTime(const SemanticWork &work,
                                           const Ceilings &ceilings,
                                           llvm::StringRef gpu);
 
+/// The roofline of one problem on one GPU under both ceilings of the table.
+struct ProblemRoofline {
+  std::string Gpu;
+  RooflineTime Datasheet;
+  std::optional<RooflineTime> Measured;
+  uint64_t FlopsTotal = 0;
+  uint64_t Bytes = 0;
+
+  /// The score ceiling: measured where the GPU has a profile, else datasheet.
+  const RooflineTime &primary() const { return Measured ? *Measured : Datasheet; }
+  llvm::StringRef ceiling() const { return Measured ? "measured" : "datasheet"; }
+  double intensity() const {
+    return Bytes ? static_cast<double>(FlopsTotal) / Bytes : 0.0;
+  }
+};
+
+/// T_roofline of `Work` on `Gpu` under its datasheet and measured ceilings.
+llvm::Expected<ProblemRoofline> computeRoofline(const SemanticWork &Work,
+                                                const GpuSpec &Gpu);
+
+/// The compact JSON form used by the sealed bundle (docs/release.md):
+/// t_roofline_s, t_roofline_datasheet_s, t_roofline_measured_s (null without
+/// a measured profile), ceiling, regime, regime_datasheet, intensity,
+/// flops_total, bytes, t_compute_s, t_memory_s.
+llvm::json::Object toJSON(const ProblemRoofline &R);
+
 } // namespace atrex
 
-#endif // ATREX_TOOLS_ROOFLINE_H
+#endif // ATREX_ROOFLINE_ROOFLINE_H
