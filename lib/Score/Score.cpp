@@ -1,0 +1,348 @@
+//===- Score.cpp - S_i, per-operator medians, S_agg and rates -------------===//
+//
+// Part of atrex. See include/atrex/Score/Score.h and docs/scoring.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "atrex/Score/Score.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include <algorithm>
+#include <set>
+
+using namespace llvm;
+using namespace atrex::score;
+
+static Error err(const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(), Msg);
+}
+
+double atrex::score::median(std::vector<double> V) {
+  if (V.empty())
+    return 0;
+  llvm::sort(V);
+  size_t N = V.size();
+  return N % 2 ? V[N / 2] : (V[N / 2 - 1] + V[N / 2]) / 2;
+}
+
+bool atrex::score::gpuMatches(StringRef EnvGpu, StringRef Name) {
+  if (EnvGpu.equals_insensitive(Name))
+    return true;
+  SmallVector<StringRef> Words;
+  StringRef Rest = EnvGpu;
+  while (!Rest.empty()) {
+    Rest = Rest.drop_while([](char C) { return !isAlnum(C); });
+    StringRef Word = Rest.take_while([](char C) { return isAlnum(C); });
+    Rest = Rest.drop_front(Word.size());
+    if (!Word.empty() && Word.equals_insensitive(Name))
+      return true;
+  }
+  return false;
+}
+
+Expected<std::string> atrex::score::selectGpu(const SealedBundle &B,
+                                              ArrayRef<SubmissionSet> Sets,
+                                              StringRef Requested,
+                                              std::string *SelectedBy) {
+  auto Names = [&] {
+    std::vector<std::string> N;
+    for (const auto &KV : B.Gpus)
+      N.push_back(KV.first);
+    return join(N, ", ");
+  };
+  auto By = [&](StringRef How) {
+    if (SelectedBy)
+      *SelectedBy = How.str();
+  };
+  if (!Requested.empty()) {
+    for (const auto &KV : B.Gpus)
+      if (StringRef(KV.first).equals_insensitive(Requested)) {
+        By("option");
+        return KV.first;
+      }
+    return err("no hardware entry '" + Requested +
+               "' in the sealed bundle (it has: " + Names() + ")");
+  }
+  std::set<std::string> Matched, Unmatched;
+  for (const SubmissionSet &S : Sets)
+    for (const GateResult &R : S.Results) {
+      if (R.Gpu.empty())
+        continue;
+      bool Any = false;
+      for (const auto &KV : B.Gpus)
+        if (gpuMatches(R.Gpu, KV.first)) {
+          Matched.insert(KV.first);
+          Any = true;
+        }
+      if (!Any)
+        Unmatched.insert(R.Gpu);
+    }
+  if (Matched.size() > 1)
+    return err("the results ran on several GPUs of the sealed bundle (" +
+               join(Matched, ", ") + "); choose one with --gpu");
+  if (Matched.size() == 1) {
+    By("results");
+    return *Matched.begin();
+  }
+  if (B.Gpus.size() == 1) {
+    By("only-entry");
+    return B.Gpus.begin()->first;
+  }
+  if (!Unmatched.empty())
+    return err("no hardware entry of the sealed bundle (" + Names() +
+               ") matches the results' GPU '" + *Unmatched.begin() +
+               "'; choose one with --gpu");
+  return err("the results name no GPU and the sealed bundle has several (" +
+             Names() + "); choose one with --gpu");
+}
+
+/// The result to score among several for one problem: the latest by
+/// started_at (ISO 8601 UTC, so ordered as text), then the last given.
+static const GateResult *latest(ArrayRef<const GateResult *> Rs) {
+  const GateResult *Best = nullptr;
+  for (const GateResult *R : Rs)
+    if (!Best || R->StartedAt >= Best->StartedAt)
+      Best = R;
+  return Best;
+}
+
+static bool verdictCounts(StringRef Verdict, bool Baseline) {
+  if (Verdict == "adopted")
+    return true;
+  return Baseline && (Verdict == "fallback" || Verdict == "no-kernel");
+}
+
+static void scoreProblem(ProblemScore &PS, const SubmissionSet &Set) {
+  const Roofline &Roof = *PS.Roof;
+  if (!PS.Result) {
+    PS.ZeroReason = "missing";
+    PS.ZeroDetail = "no result";
+    return;
+  }
+  const GateResult &R = *PS.Result;
+  PS.Correct = R.correct();
+  PS.Passed = R.Status == "pass";
+  PS.DynamicAdopted = R.Verdict == "adopted";
+  if (R.MedianUs) {
+    PS.TMeasuredS = *R.MedianUs * 1e-6;
+    if (Roof.FlopsTotal > 0)
+      PS.AchievedFlops = Roof.FlopsTotal / *PS.TMeasuredS;
+  }
+  PS.Suspicious = R.Verdict == "suspicious" ||
+                  (PS.TMeasuredS && *PS.TMeasuredS < Roof.TDatasheetS);
+  auto Zero = [&](StringRef Why, const Twine &Detail) {
+    PS.S = 0;
+    PS.ZeroReason = Why.str();
+    PS.ZeroDetail = Detail.str();
+  };
+  std::string Reason = R.Reason.empty() ? "" : ": " + R.Reason;
+  if (R.Status == "error")
+    return Zero("error", "gate error at " + R.Stage + Reason);
+  if (R.Stage == "compile")
+    return Zero("compile", "compile failed" + Reason);
+  if (!PS.Correct)
+    return Zero("correctness", "incorrect at " + R.Stage + Reason);
+  if (PS.Suspicious) {
+    if (PS.TMeasuredS && *PS.TMeasuredS < Roof.TDatasheetS)
+      return Zero("suspicious",
+                  formatv("suspicious: median {0:F3} us is below the "
+                          "datasheet floor {1:F3} us",
+                          *PS.TMeasuredS * 1e6, Roof.TDatasheetS * 1e6));
+    return Zero("suspicious", "suspicious verdict" + Reason);
+  }
+  if (!PS.Passed)
+    return Zero("failed", "failed at " + R.Stage + Reason);
+  if (!PS.TMeasuredS)
+    return Zero("no-timing", "no performance.median_us");
+  if (!verdictCounts(R.Verdict, Set.Baseline))
+    return Zero("verdict", "dynamic verdict " + R.Verdict);
+  PS.S = std::min(1.0, Roof.TRooflineS / *PS.TMeasuredS);
+}
+
+static PartScore part(ArrayRef<const ProblemScore *> Ps) {
+  PartScore P;
+  P.Problems = Ps.size();
+  double W = 0, WS = 0;
+  for (const ProblemScore *PS : Ps) {
+    W += PS->Weight;
+    WS += PS->Weight * PS->S;
+  }
+  P.WeightShare = W;
+  if (W > 0)
+    P.SAgg = WS / W;
+  return P;
+}
+
+static SetScore scoreSet(const ScoreReport &Rep, const SubmissionSet &Set,
+                         std::vector<std::string> &Warnings) {
+  SetScore S;
+  S.Name = Set.Name;
+  S.Baseline = Set.Baseline;
+  S.ResultFiles = Set.ResultFiles;
+  S.LintFile = Set.LintFile;
+
+  // Results by problem id; unknown ids are warned about and ignored.
+  std::map<std::string, std::vector<const GateResult *>> ById;
+  std::map<std::string, unsigned> UnknownIds;
+  std::set<std::string> OtherGpus;
+  for (const GateResult &R : Set.Results) {
+    bool Known = any_of(Rep.Problems, [&](const SuiteProblem &P) {
+      return P.Id == R.ProblemId;
+    });
+    if (!Known) {
+      ++UnknownIds[R.ProblemId];
+      continue;
+    }
+    ById[R.ProblemId].push_back(&R);
+    if (!R.Gpu.empty() && !gpuMatches(R.Gpu, Rep.Gpu))
+      OtherGpus.insert(R.Gpu);
+  }
+  for (const auto &[Id, N] : UnknownIds)
+    S.Warnings.push_back(formatv("{0} result(s) for '{1}', which is not a "
+                                 "problem of the suite; ignored",
+                                 N, Id));
+  for (const std::string &G : OtherGpus)
+    S.Warnings.push_back("results ran on '" + G + "', not " + Rep.Gpu +
+                         "; they are scored against " + Rep.Gpu +
+                         "'s rooflines");
+
+  std::set<std::string> UnmatchedSources;
+  for (const SuiteProblem &P : Rep.Problems) {
+    ProblemScore PS;
+    PS.Problem = &P;
+    PS.Roof = &P.Rooflines.at(Rep.Gpu);
+    auto W = Rep.Weights.find(P.Id);
+    PS.Weight = W == Rep.Weights.end() ? 0 : W->second;
+    auto It = ById.find(P.Id);
+    if (It != ById.end()) {
+      PS.ResultCount = It->second.size();
+      const GateResult *R = latest(It->second);
+      PS.Result = *R;
+      if (PS.ResultCount > 1)
+        S.Warnings.push_back(formatv(
+            "problem '{0}' has {1} results; scoring the latest by started_at "
+            "({2}, {3}:{4})",
+            P.Id, PS.ResultCount, R->StartedAt.empty() ? "-" : R->StartedAt,
+            R->File, R->Line));
+      if (Set.Lint) {
+        if (const LintSubmission *L = matchLint(*Set.Lint, *R))
+          PS.StaticVerdict = L->Verdict;
+        else
+          UnmatchedSources.insert(R->Source.empty() ? R->SubmissionName
+                                                    : R->Source);
+      }
+    } else {
+      S.Missing.push_back(P.Id);
+    }
+    scoreProblem(PS, Set);
+    S.Problems.push_back(std::move(PS));
+  }
+  for (const std::string &Src : UnmatchedSources)
+    S.Warnings.push_back("no submission of '" + Set.LintFile +
+                         "' matches '" + Src +
+                         "'; its static verdict is unknown");
+
+  // Phase weights, and the aggregates.
+  std::map<std::string, double> PhaseW;
+  for (const ProblemScore &PS : S.Problems)
+    PhaseW[PS.Problem->Phase] += PS.Weight;
+  std::map<std::string, std::vector<const ProblemScore *>> ByPhase, ByRegime,
+      ByOp;
+  unsigned Correct = 0, Passed = 0, Dyn = 0, Static = 0, Both = 0;
+  for (ProblemScore &PS : S.Problems) {
+    double PW = PhaseW[PS.Problem->Phase];
+    PS.PhaseWeight = PW > 0 ? PS.Weight / PW : 0;
+    S.SAgg += PS.Weight * PS.S;
+    ByPhase[PS.Problem->Phase].push_back(&PS);
+    ByRegime[PS.Roof->Regime].push_back(&PS);
+    ByOp[PS.Problem->Operator].push_back(&PS);
+    Correct += PS.Correct;
+    Passed += PS.Passed;
+    Dyn += PS.DynamicAdopted;
+    Static += PS.StaticVerdict == "adopted";
+    Both += PS.DynamicAdopted && PS.StaticVerdict == "adopted";
+    S.Results += PS.Result.has_value();
+    S.Scored += PS.S > 0;
+    S.Suspicious += PS.Suspicious;
+  }
+  for (StringRef Phase : {"prefill", "decode"})
+    S.Phases[Phase.str()] = part(ByPhase[Phase.str()]);
+  for (StringRef Regime : {"memory", "compute"})
+    S.Regimes[Regime.str()] = part(ByRegime[Regime.str()]);
+  double N = S.Problems.size();
+  S.CorrectnessRate = Correct / N;
+  S.PassRate = Passed / N;
+  S.DynamicAdoption = Dyn / N;
+  if (Set.Lint) {
+    S.StaticAdoption = Static / N;
+    S.BothAdoption = Both / N;
+  }
+  for (auto &[Op, Ps] : ByOp) {
+    OperatorScore O;
+    O.Operator = Op;
+    std::vector<double> Ss;
+    PartScore P = part(Ps);
+    O.WeightShare = P.WeightShare;
+    O.SAgg = P.SAgg;
+    for (const ProblemScore *PS : Ps) {
+      ++O.Problems;
+      O.Results += PS->Result.has_value();
+      O.Correct += PS->Correct;
+      O.Passed += PS->Passed;
+      O.Adopted += PS->DynamicAdopted;
+      O.Scored += PS->S > 0;
+      Ss.push_back(PS->S);
+    }
+    O.MedianS = median(std::move(Ss));
+    S.Operators.push_back(std::move(O));
+  }
+  for (const std::string &W : S.Warnings)
+    Warnings.push_back("set '" + S.Name + "': " + W);
+  return S;
+}
+
+Expected<ScoreReport> atrex::score::computeScores(const SealedBundle &B,
+                                                  ArrayRef<SubmissionSet> Sets,
+                                                  const ScoreOptions &Opts) {
+  if (Sets.empty())
+    return err("no submission set to score");
+  std::set<std::string> Names;
+  for (const SubmissionSet &S : Sets)
+    if (!Names.insert(S.Name).second)
+      return err("submission set '" + S.Name + "' is given twice");
+
+  ScoreReport Rep;
+  auto Gpu = selectGpu(B, Sets, Opts.Gpu, &Rep.GpuSelectedBy);
+  if (!Gpu)
+    return Gpu.takeError();
+  Rep.Gpu = *Gpu;
+  Rep.GpuInfo = B.Gpus.at(Rep.Gpu);
+  for (const SuiteProblem &P : B.Problems)
+    if (!P.Rooflines.count(Rep.Gpu))
+      return err("problem '" + P.Id + "' has no roofline for " + Rep.Gpu);
+  Rep.Suite = B.Suite;
+  Rep.SealedPath = B.SealedPath;
+  Rep.WeightsPath = B.WeightsPath;
+  Rep.WeightsSource = B.WeightsSource;
+  Rep.Commitment = B.Commitment;
+  Rep.Problems = B.Problems;
+  Rep.Warnings = B.Warnings;
+
+  double Sum = 0;
+  for (const SuiteProblem &P : B.Problems) {
+    auto It = B.Weights.find(P.Id);
+    if (It != B.Weights.end())
+      Sum += It->second;
+  }
+  if (!(Sum > 0))
+    return err("the weights of the suite's problems sum to 0");
+  for (const SuiteProblem &P : B.Problems) {
+    auto It = B.Weights.find(P.Id);
+    Rep.Weights[P.Id] = It == B.Weights.end() ? 0 : It->second / Sum;
+  }
+  for (const SubmissionSet &S : Sets)
+    Rep.Sets.push_back(scoreSet(Rep, S, Rep.Warnings));
+  return std::move(Rep);
+}
