@@ -21,6 +21,8 @@ DEBS=(
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev libcurl4-openssl-dev
   # unit tests
   googletest libgtest-dev libgmock-dev
+  # headless browser for the HTML score report test (test/score)
+  chromium
   # HIP headers (HIP submissions are parsed with them; runtime HIP backend compiles against them)
   libamdhip64-dev
   # tree-sitter runtime (0.20.7, grammar ABI 13-14) for atrex-lint's Python front end

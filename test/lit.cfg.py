@@ -64,3 +64,13 @@ config.substitutions.append(
 smi = shutil.which("nvidia-smi")
 if smi and subprocess.run([smi, "-L"], capture_output=True).returncode == 0:
     config.available_features.add("cuda-gpu")
+
+# Headless Chromium (Debian `chromium`, scripts/install-deps.sh) renders the
+# HTML score report in test/score; without it those tests are UNSUPPORTED.
+chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+if chromium:
+    config.available_features.add("chromium")
+    config.substitutions.append(("%chromium", chromium))
+else:
+    lit_config.note("chromium not found: the HTML report tests are skipped "
+                    "(scripts/install-deps.sh installs it)")

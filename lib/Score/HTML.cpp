@@ -205,8 +205,8 @@ static void printPlot(raw_ostream &OS, const ScoreReport &R) {
   if (YMax == 0)
     YMax = YMin * 1000;
 
-  const double Width = 960, Height = 560;
-  Axes A{80, 20, 660, 480,
+  const double Width = 1040, Height = 560;
+  Axes A{80, 20, 640, 480,
          std::floor(std::log10(XMin)), std::ceil(std::log10(XMax * 1.5)),
          std::floor(std::log10(YMin)), std::ceil(std::log10(YMax * 1.5))};
   auto inside = [&](double Y) { return Y >= A.Y0 && Y <= A.Y0 + A.H; };
