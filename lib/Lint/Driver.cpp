@@ -4,6 +4,7 @@
 #include "atrex/Lint/IRModel.h"
 #include "atrex/Lint/ModelBuilder.h"
 #include "atrex/Lint/Policy.h"
+#include "atrex/Lint/PythonFrontend.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendActions.h"
 #include "llvm/Support/SHA256.h"
@@ -13,6 +14,7 @@
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
 #include "clang/Tooling/Tooling.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
@@ -321,16 +323,33 @@ class PCHCache {
 public:
   explicit PCHCache(std::string Dir) : Dir(std::move(Dir)) {}
 
+  /// In-memory sources (from Python files) by absolute path.
+  static std::mutex VirtualM;
+  static StringMap<std::string> &virtualFiles() {
+    static StringMap<std::string> V;
+    return V;
+  }
+
   /// The leading `#include <...>` lines of a file, if they include torch.
   static std::string heavyPrefix(StringRef File) {
+    {
+      std::lock_guard<std::mutex> Lock(VirtualM);
+      auto It = virtualFiles().find(File);
+      if (It != virtualFiles().end())
+        return heavyPrefixOf(It->second);
+    }
     ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(File);
     if (!Buf)
       return "";
+    return heavyPrefixOf((*Buf)->getBuffer());
+  }
+
+  static std::string heavyPrefixOf(StringRef Text) {
     // Lines up to and including the last heavy include of the leading run.
     std::string Prefix, Kept;
     bool InComment = false;
     SmallVector<StringRef, 64> Lines;
-    (*Buf)->getBuffer().split(Lines, '\n');
+    Text.split(Lines, '\n');
     for (StringRef L : Lines) {
       L = L.trim();
       if (InComment) {
@@ -430,6 +449,7 @@ private:
   std::mutex M;
   std::map<std::string, std::shared_future<std::string>> Building;
 };
+std::mutex PCHCache::VirtualM;
 
 /// Compile commands for one file: from the database, or atrex's defaults.
 class LintDatabase : public CompilationDatabase {
@@ -485,8 +505,9 @@ private:
 
 static void parseOne(StringRef File, const CompilationDatabase &DB,
                      const Policy &P, bool Color, Model &M,
-                     std::string &Rendered) {
-  if (!sys::fs::exists(File)) {
+                     std::string &Rendered,
+                     std::optional<StringRef> Content = std::nullopt) {
+  if (!Content && !sys::fs::exists(File)) {
     M.Files.push_back(File.str());
     M.Errors.push_back(File.str() +
                        ": error: no such file (atrex-lint cannot open it)");
@@ -505,6 +526,18 @@ static void parseOne(StringRef File, const CompilationDatabase &DB,
   DiagOpts.ShowColors = Color;
   RecordingPrinter Printer(OS, DiagOpts, M.Errors);
   ClangTool Tool(DB, {File.str()});
+  if (Content) {
+    // A source extracted from a Python file: parsed from memory.
+    Tool.mapVirtualFile(File, *Content);
+    std::lock_guard<std::mutex> Lock(PCHCache::VirtualM);
+    PCHCache::virtualFiles()[File] = Content->str();
+  }
+  auto Unmap = make_scope_exit([&] {
+    if (!Content)
+      return;
+    std::lock_guard<std::mutex> Lock(PCHCache::VirtualM);
+    PCHCache::virtualFiles().erase(File);
+  });
   Tool.setDiagnosticConsumer(&Printer);
   Tool.setPrintErrorMessage(false);
   LintActionFactory Factory(P, M);
@@ -605,12 +638,20 @@ atrex::lint::runLint(const LintOptions &Opts, const Policy &P) {
     Model M;
     std::string Rendered;
     double Seconds = 0;
+    std::optional<SubmissionResult> Python; ///< a .py file, already analysed
   };
   std::vector<PerFile> Out(Files.size());
   unsigned Jobs = Opts.Jobs ? Opts.Jobs : llvm::hardware_concurrency().compute_thread_count();
   auto Work = [&](size_t I) {
     auto T0 = std::chrono::steady_clock::now();
-    parseOne(Files[I], DB, P, Opts.Color, Out[I].M, Out[I].Rendered);
+    if (isPythonFile(Files[I]))
+      Out[I].Python = lintPythonFile(
+          Files[I], P, Opts.Analysis,
+          [&](StringRef Path, StringRef Content, Model &M, std::string &R) {
+            parseOne(Path, DB, P, Opts.Color, M, R, Content);
+          });
+    else
+      parseOne(Files[I], DB, P, Opts.Color, Out[I].M, Out[I].Rendered);
     Out[I].Seconds = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - T0)
                          .count();
@@ -631,7 +672,15 @@ atrex::lint::runLint(const LintOptions &Opts, const Policy &P) {
     Model All;
     std::string Rendered;
     double Seconds = 0;
-    for (PerFile &F : Out) {
+    std::vector<SubmissionResult> PythonResults; // analysed on their own
+    for (size_t I = 0; I < Out.size(); ++I) {
+      PerFile &F = Out[I];
+      if (F.Python) {
+        F.Python->Path = Files[I];
+        F.Python->Seconds = F.Seconds;
+        PythonResults.push_back(std::move(*F.Python));
+        continue;
+      }
       All.merge(std::move(F.M));
       Rendered += F.Rendered;
       Seconds += F.Seconds;
@@ -641,12 +690,16 @@ atrex::lint::runLint(const LintOptions &Opts, const Policy &P) {
     R.Rendered = std::move(Rendered);
     R.Seconds = Seconds;
     Results.push_back(std::move(R));
+    for (SubmissionResult &PR : PythonResults)
+      Results.push_back(std::move(PR));
     return Results;
   }
   for (size_t I = 0; I < Files.size(); ++I) {
-    SubmissionResult R = analyze(Out[I].M, P, Opts.Analysis);
+    SubmissionResult R = Out[I].Python ? std::move(*Out[I].Python)
+                                       : analyze(Out[I].M, P, Opts.Analysis);
     R.Path = Files[I];
-    R.Rendered = std::move(Out[I].Rendered);
+    if (!Out[I].Python)
+      R.Rendered = std::move(Out[I].Rendered);
     R.Seconds = Out[I].Seconds;
     Results.push_back(std::move(R));
   }

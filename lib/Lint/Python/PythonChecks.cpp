@@ -1,0 +1,183 @@
+//===- PythonChecks.cpp - checks only Python submissions need -------------===//
+
+#include "PythonChecks.h"
+#include "atrex/Lint/Policy.h"
+#include "atrex/Lint/PythonFrontend.h"
+
+using namespace llvm;
+using namespace atrex::lint;
+
+namespace {
+/// Attributes of the model and module globals written by code the entry
+/// reaches keep state between calls; when they can hold tensors (or are
+/// containers written by key) they can cache outputs. `__init__` is setup.
+class PythonStateCheck : public LintCheck {
+public:
+  explicit PythonStateCheck(const PythonFacts &Facts) : Facts(Facts) {}
+  StringRef name() const override { return "atrex-evasion-static-state"; }
+  void run(CheckContext &Ctx) override {
+    for (const FunctionNode *F : Ctx.Reachable) {
+      auto It = Facts.Functions.find(F->Key);
+      if (It == Facts.Functions.end())
+        continue;
+      for (const PythonFunctionFacts::StateWrite &W : It->second.StateWrites) {
+        Finding Fd;
+        Fd.Check = name().str();
+        Fd.Pos = W.Pos;
+        Fd.Symbol = W.Name;
+        Fd.CallPath = Ctx.pathTo(F);
+        Fd.Library = "static state";
+        if (W.What == "memoised result")
+          Fd.Message = "'" + W.Name +
+                       "' memoises results between calls of the entry and "
+                       "can cache outputs";
+        else
+          Fd.Message = W.What + " '" + W.Name +
+                       "' is written by the entry and keeps state between "
+                       "calls" +
+                       (W.Risky ? " and can cache outputs" : "");
+        Ctx.report(std::move(Fd), W.Risky ? Severity::Error : Severity::Note);
+      }
+    }
+  }
+
+private:
+  const PythonFacts &Facts;
+};
+
+/// Work issued on a side stream that the same function never joins back to
+/// the current stream escapes the harness's timer.
+class PythonSideStreamCheck : public LintCheck {
+public:
+  explicit PythonSideStreamCheck(const PythonFacts &Facts) : Facts(Facts) {}
+  StringRef name() const override { return "atrex-evasion-side-stream"; }
+  void run(CheckContext &Ctx) override {
+    for (const FunctionNode *F : Ctx.Reachable) {
+      auto It = Facts.Functions.find(F->Key);
+      if (It == Facts.Functions.end() || It->second.Joins)
+        continue;
+      for (const PythonFunctionFacts::StreamUse &U : It->second.StreamUses) {
+        Finding Fd;
+        Fd.Check = name().str();
+        Fd.Pos = U.Pos;
+        Fd.Symbol = U.Name;
+        Fd.CallPath = Ctx.pathTo(F);
+        Fd.Library = "side stream";
+        Fd.Message = "stream used through '" + U.Name +
+                     "' is never joined back (no synchronize, wait_stream or "
+                     "wait_event in the same function): its work can escape "
+                     "the timer";
+        Ctx.report(std::move(Fd));
+      }
+    }
+  }
+
+private:
+  const PythonFacts &Facts;
+};
+
+SymbolRule rule(StringRef Id, RuleAction A, StringRef Check, StringRef Library,
+                std::vector<std::string> Symbols,
+                std::vector<std::string> Except = {}) {
+  SymbolRule R;
+  R.Id = Id.str();
+  R.Action = A;
+  R.Check = Check.str();
+  R.Library = Library.str();
+  R.Context = RuleContext::Any;
+  R.Symbols = std::move(Symbols);
+  R.Except = std::move(Except);
+  return R;
+}
+} // namespace
+
+std::vector<std::unique_ptr<LintCheck>>
+atrex::lint::createPythonChecks(const PythonFacts &Facts) {
+  std::vector<std::unique_ptr<LintCheck>> V;
+  V.push_back(std::make_unique<PythonStateCheck>(Facts));
+  V.push_back(std::make_unique<PythonSideStreamCheck>(Facts));
+  return V;
+}
+
+/// The Python rules (docs/python-frontend.md). Names are Python's dotted
+/// names with `::` for `.`, as the default policy spells C++ names.
+static std::vector<SymbolRule> pythonRules() {
+  const RuleAction Allow = RuleAction::Allow, Delegate = RuleAction::Delegate,
+                   Evasion = RuleAction::Evasion;
+  std::vector<SymbolRule> Rs;
+  Rs.push_back(rule(
+      "python-torch-glue", Allow, "", "PyTorch",
+      {"torch::utils::cpp_extension::*", "torch::device", "torch::Size",
+       "torch::dtype", "torch::is_tensor", "torch::no_grad",
+       "torch::inference_mode", "torch::get_default_dtype", "torch::finfo",
+       "torch::iinfo", "torch::set_grad_enabled", "torch::manual_seed",
+       "torch::nn::Module::*", "torch::nn::Parameter", "torch::numel",
+       "torch::backends::*", "torch::library::*", "torch::_C::_cuda_*",
+       "at::Tensor::new_empty", "at::Tensor::new_empty_strided",
+       "at::Tensor::tolist", "at::Tensor::type", "at::Tensor::nelement",
+       "at::Tensor::untyped_storage", "at::Tensor::numpy",
+       "at::Tensor::dim_order", "at::Tensor::view_as"}));
+  Rs.push_back(rule("python-side-stream", Allow, "", "PyTorch",
+                    {"torch::cuda::Stream", "torch::cuda::stream",
+                     "torch::cuda::current_stream", "torch::cuda::Event"}));
+  Rs.push_back(rule("python-process", Evasion, "atrex-evasion-process",
+                    "process or thread",
+                    {"threading::*", "_thread::*", "concurrent::futures::*",
+                     "multiprocessing::*", "torch::multiprocessing::*",
+                     "subprocess::*", "os::system", "os::popen", "os::fork",
+                     "os::exec*", "os::spawn*", "os::posix_spawn*",
+                     "asyncio::create_subprocess_*", "asyncio::to_thread",
+                     "pty::spawn"}));
+  Rs.push_back(rule("python-dynamic-load", Evasion,
+                    "atrex-evasion-dynamic-load", "dynamic loader",
+                    {"ctypes::*", "cffi::*", "importlib::*", "__import__",
+                     "torch::ops::load_library", "torch::classes::load_library",
+                     "sys::modules::*"}));
+  Rs.push_back(rule("python-module-load", Evasion, "atrex-evasion-module-load",
+                    "module loader",
+                    {"cupy::RawModule", "cupy::cuda::function::Module",
+                     "pycuda::driver::module_from_*", "*::cuModuleLoad*",
+                     "*::cuLibraryLoad*", "*::cudaLibraryLoad*"}));
+  Rs.push_back(rule("python-runtime-compile", Evasion,
+                    "atrex-evasion-runtime-compile", "run-time compiler",
+                    {"exec", "eval", "compile", "cupy::RawKernel",
+                     "cupy::ElementwiseKernel", "cupy::ReductionKernel",
+                     "pycuda::compiler::*", "*::nvrtc::*", "*::nvrtc*",
+                     "torch::cuda::jiterator::*", "numba::cuda::jit"}));
+  Rs.push_back(rule("python-file-env", Evasion, "atrex-evasion-file-env",
+                    "file or environment access",
+                    {"open", "io::open", "os::getenv", "os::putenv",
+                     "os::environ::*", "os::listdir", "os::scandir",
+                     "os::remove", "os::unlink", "pathlib::*", "shutil::*",
+                     "pickle::*", "numpy::load", "numpy::save", "torch::load",
+                     "torch::save", "json::load", "json::dump", "glob::*",
+                     "tempfile::*"}));
+  Rs.push_back(rule("python-vendor", Delegate, "atrex-delegation-vendor",
+                    "vendor library (Python)",
+                    {"flash_attn::*", "xformers::*", "apex::*",
+                     "transformer_engine::*", "deep_gemm::*", "sgl_kernel::*",
+                     "vllm::*", "liger_kernel::*", "bitsandbytes::*",
+                     "cupy::*", "cublas::*", "nvidia::cublas::*",
+                     "cuda::bindings::cublas*"}));
+  return Rs;
+}
+
+Policy atrex::lint::pythonPolicy(const Policy &P) {
+  Policy Out = P;
+  const std::vector<SymbolRule> &Def = Policy::getDefault().Rules;
+  if (Def.empty())
+    return Out;
+  auto It = std::find_if(Out.Rules.begin(), Out.Rules.end(),
+                         [&](const SymbolRule &R) {
+                           return R.Id == Def.front().Id;
+                         });
+  if (It == Out.Rules.end())
+    return Out; // inherit: none: the file is the whole policy
+  std::vector<SymbolRule> Py = pythonRules();
+  Out.Rules.insert(It, Py.begin(), Py.end());
+  if (Error E = Out.compile()) {
+    consumeError(std::move(E)); // the built-in rules are valid
+    return P;
+  }
+  return Out;
+}

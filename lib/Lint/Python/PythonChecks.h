@@ -1,0 +1,64 @@
+//===- PythonChecks.h - checks only Python submissions need -----*- C++ -*-===//
+//
+// Part of atrex. Facts the Python front end records per function that the
+// C++ model has no slot for (attribute and global writes, stream contexts),
+// and the checks that report them, one class each, on the reachability of
+// the shared model.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATREX_LIB_LINT_PYTHON_PYTHONCHECKS_H
+#define ATREX_LIB_LINT_PYTHON_PYTHONCHECKS_H
+
+#include "../Checks/Check.h"
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace atrex {
+namespace lint {
+
+struct PythonFunctionFacts {
+  /// A write that outlives the call: `self.x = ...`, `CACHE[k] = ...`,
+  /// `global G`, a memoising decorator.
+  struct StateWrite {
+    SourcePos Pos;
+    std::string Name; ///< `self.cache`, `CACHE`
+    std::string What; ///< `attribute`, `global`, `memoised result`
+    bool Risky = false; ///< can hold outputs (tensors, containers)
+  };
+  /// A side stream entered or created (`torch.cuda.Stream()`,
+  /// `with torch.cuda.stream(s):`).
+  struct StreamUse {
+    SourcePos Pos;
+    std::string Name;
+  };
+  std::vector<StateWrite> StateWrites;
+  std::vector<StreamUse> StreamUses;
+  /// The function joins streams back (`torch.cuda.synchronize()`,
+  /// `wait_stream`, `wait_event`, `.synchronize()`).
+  bool Joins = false;
+};
+
+struct PythonFacts {
+  std::map<std::string, PythonFunctionFacts> Functions; ///< by function key
+  /// Calls of extension functions, linked to their C++ definitions once the
+  /// extension's sources are parsed.
+  struct PendingSite {
+    std::string Holder;
+    size_t Index;
+    unsigned Extension;
+    std::string Name;
+  };
+  std::vector<PendingSite> PendingSites;
+};
+
+/// atrex-evasion-static-state and atrex-evasion-side-stream for Python.
+std::vector<std::unique_ptr<LintCheck>>
+createPythonChecks(const PythonFacts &Facts);
+
+} // namespace lint
+} // namespace atrex
+
+#endif
