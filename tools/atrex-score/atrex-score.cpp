@@ -2,7 +2,7 @@
 //
 //   atrex-score SEALED [--weights FILE] [--public PUBLIC]
 //               --set NAME=results.jsonl[,more.jsonl] [--set ...]
-//               [--lint NAME=lint.json] [--baseline NAME] [--gpu H200]
+//               [--lint NAME=lint.json[,...]] [--baseline NAME] [--gpu H200]
 //               [--format text|md|json|html] [-o FILE]
 //
 // SEALED is a sealed bundle directory (sealed.json + weights.json) or its
@@ -54,8 +54,8 @@ cl::list<std::string>
             cl::value_desc("name=files"), cl::cat(Category));
 cl::list<std::string>
     LintArgs("lint",
-             cl::desc("atrex-lint JSON report of a set's sources: "
-                      "NAME=lint.json (static adoption)"),
+             cl::desc("atrex-lint JSON report(s) of a set's sources: "
+                      "NAME=lint.json[,more.json] (static adoption)"),
              cl::value_desc("name=file"), cl::cat(Category));
 cl::list<std::string>
     BaselineArgs("baseline",
@@ -149,8 +149,15 @@ int main(int argc, char **argv) {
       ExitOnErr(err("--lint names set '" + Name + "', which no --set gives"));
     SubmissionSet &S = Sets[It->second];
     if (S.Lint)
-      ExitOnErr(err("set '" + Name + "' has two --lint reports"));
-    S.Lint = ExitOnErr(loadLintReport(File));
+      ExitOnErr(err("set '" + Name + "' has two --lint options (give several "
+                    "reports as NAME=a.json,b.json)"));
+    S.Lint.emplace();
+    SmallVector<StringRef> Paths;
+    StringRef(File).split(Paths, ',', -1, /*KeepEmpty=*/false);
+    for (StringRef Path : Paths) {
+      std::vector<LintSubmission> L = ExitOnErr(loadLintReport(Path));
+      S.Lint->insert(S.Lint->end(), L.begin(), L.end());
+    }
     S.LintFile = File;
   }
   for (const std::string &Name : BaselineArgs) {
