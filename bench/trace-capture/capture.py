@@ -104,6 +104,14 @@ def attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
               is_causal: bool) -> torch.Tensor:
     # transformers' SDPA attention on the un-repeated GQA key/value (so the op's
     # input shapes carry the real number of KV heads), output [B, S, Hq, D]
+    if query.shape[2] == 1:
+        # Decode: one query token per sequence attends to every cached position,
+        # as a paged-attention kernel does; without the mask transformers lets
+        # SDPA read the GQA cache directly (enable_gqa) instead of first copying
+        # it num_key_value_groups times (repeat_kv). The static cache holds up
+        # to `steps` not yet written positions more than the context; attending
+        # to them too changes the work by under 1.2% (8 of 1032+ positions).
+        attention_mask = None
     out, _ = _SDPA["sdpa"](_AttnModule(groups, is_causal), query, key, value, attention_mask,
                            scaling=scaling)
     return out.contiguous()
@@ -283,11 +291,11 @@ def applications(small):
         # interactive chat: short prompts, small decode batches, long answers
         ("llama-3.1-8b-chat", llama_config(False), None,
          [("prefill", 1, 2048), ("prefill", 4, 512),
-          ("decode", 16, 2048, 12), ("decode", 64, 1024, 12)]),
+          ("decode", 16, 2048, 8), ("decode", 64, 1024, 8)]),
         # agentic/tool use: long prompts (prefill-heavy), larger decode batches
         ("qwen3-30b-a3b-agent", qwen_moe_config(False), "grouped_mm",
          [("prefill", 1, 8192), ("prefill", 2, 2048),
-          ("decode", 32, 4096, 8), ("decode", 128, 1024, 8)]),
+          ("decode", 32, 4096, 6), ("decode", 128, 1024, 6)]),
     ]
 
 

@@ -12,7 +12,7 @@ OUT=${OUT:-out}; mkdir -p "$OUT/traces"; log="$OUT/log.txt"
   timeout 330 python3 bench/trace-capture/capture.py --out "$OUT/traces" 2>&1 | grep -v -E '^(USDT|STAGE)'
   echo "capture: exit ${PIPESTATUS[0]}, $((SECONDS - t0)) s"
   ls -la "$OUT/traces"
-  for f in "$OUT"/traces/*-*.json; do gzip -6 "$f"; done
+  for f in "$OUT"/traces/*-*.json; do python3 bench/trace-capture/slim.py "$f" "${f%.json}.slim.json.gz" && rm "$f"; done
   ls -la "$OUT/traces"
   echo "== flush probe"
   timeout 120 python3 bench/timing/flush_probe.py > "$OUT/flush_probe.json"
