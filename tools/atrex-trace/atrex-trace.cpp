@@ -33,6 +33,22 @@
 using namespace llvm;
 using namespace atrex::trace;
 
+/// The default mapping file works from any directory: as given if it exists,
+/// else in the source tree atrex was built from, else in the installed
+/// share/atrex next to the executable.
+static std::string dataPath(const cl::opt<std::string> &Opt, const char *Argv0) {
+  if (Opt.getNumOccurrences() || sys::fs::exists(Opt))
+    return Opt;
+  std::string Src = std::string(ATREX_SOURCE_DIR) + "/" + Opt.getValue();
+  if (sys::fs::exists(Src))
+    return Src;
+  SmallString<256> Share(
+      sys::fs::getMainExecutable(Argv0, reinterpret_cast<void *>(&dataPath)));
+  sys::path::remove_filename(Share);
+  sys::path::append(Share, "..", "share", "atrex", Opt.getValue());
+  return sys::fs::exists(Share) ? std::string(Share) : Opt.getValue();
+}
+
 static cl::opt<std::string> Command(cl::Positional,
                                     cl::desc("<ingest|kernels|check-map>"));
 static cl::list<std::string> Inputs(cl::Positional,
@@ -269,7 +285,7 @@ int main(int argc, char **argv) {
   }
   if (Command.empty())
     return fail("missing command (expected ingest or kernels)");
-  auto Map = Mapping::load(MapPath);
+  auto Map = Mapping::load(dataPath(MapPath, argv[0]));
   if (!Map)
     return fail(toString(Map.takeError()));
   if (Command == "ingest")
