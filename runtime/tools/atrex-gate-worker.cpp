@@ -518,12 +518,11 @@ int main(int argc, char **argv) {
     for (const auto &n : s.foreignKernels)
       fk.push(n);
     aj.set("foreign_kernels", fk);
-    std::string verdict = "adopted";
-    if (s.ownLaunches == 0)
-      verdict = "no-kernel";
-    else if (s.foreignLaunches > 0)
-      verdict = "fallback";
-    aj.set("verdict", verdict);
+    // Same precedence as atrex-lint: delegation (any foreign kernel in a
+    // region the candidate controls) is `fallback` whether or not an own
+    // kernel ran too; `no-kernel` is left for calls that launched no kernel
+    // of any kind (host compute, copies, cached outputs).
+    aj.set("verdict", attr::verdictOf(s));
     // GPU-time share: exact when one side is empty; otherwise not measured
     // (the Sanitizer API gives no kernel durations; CUPTI cannot share the process).
     if (s.timedForeign == 0 && s.timedOwn > 0)

@@ -47,6 +47,16 @@ struct Summary {
   std::vector<std::string> foreignKernels; // "name [library or module hash]"
 };
 Summary summary();
+/// The dynamic verdict of a summary, with atrex-lint's precedence: any foreign
+/// launch in a region the candidate controls is `fallback` (own kernels or
+/// not); `no-kernel` when nothing was launched at all; else `adopted`.
+inline std::string verdictOf(const Summary &s) {
+  if (s.foreignLaunches > 0)
+    return "fallback";
+  if (s.ownLaunches == 0)
+    return "no-kernel";
+  return "adopted";
+}
 // Everything: modules loaded, and per kernel (name, module hash, own, region) counts.
 Json report();
 

@@ -10,7 +10,9 @@
 #include "atrex-rt/Config.h"
 
 #include <atomic>
+#include <cstring>
 #include <dlfcn.h>
+#include <execinfo.h>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -27,6 +29,7 @@ struct ModuleInfo {
   size_t size = 0;
   bool own = false;
   std::string library; // file the image lives in (dladdr), "" for heap images
+  std::string loader;  // shared object whose code loaded a heap image (call stack)
 };
 struct KernelKey {
   std::string name;
@@ -62,6 +65,35 @@ const char *regionName(int r) {
 using SubscribeFn = SanitizerResult (*)(Sanitizer_SubscriberHandle *, Sanitizer_CallbackFunc, void *);
 using EnableDomainFn = SanitizerResult (*)(uint32_t, Sanitizer_SubscriberHandle, Sanitizer_CallbackDomain);
 
+/// The shared object that asked the driver for this module: the first frame of
+/// the loading call stack outside the CUDA driver and runtime, the Sanitizer
+/// library and this executable (with lazy loading, the library whose launch
+/// loaded the module; cuBLASLt and libtorch keep their images on the heap, so
+/// dladdr on the image itself names nothing).
+std::string loadingLibrary() {
+  void *frames[64];
+  int n = backtrace(frames, 64);
+  Dl_info self{};
+  dladdr(reinterpret_cast<void *>(&loadingLibrary), &self);
+  for (int i = 1; i < n; ++i) {
+    Dl_info dl{};
+    if (!dladdr(frames[i], &dl) || !dl.dli_fname)
+      continue;
+    if (self.dli_fname && std::strcmp(dl.dli_fname, self.dli_fname) == 0)
+      continue;
+    const char *base = std::strrchr(dl.dli_fname, '/');
+    base = base ? base + 1 : dl.dli_fname;
+    static const char *skip[] = {"libcuda.so", "libcudart", "libsanitizer", "libc.so",
+                                 "libpthread", "ld-linux", "libgcc_s", "libstdc++"};
+    bool skipped = false;
+    for (const char *p : skip)
+      skipped |= std::strncmp(base, p, std::strlen(p)) == 0;
+    if (!skipped && *base)
+      return dl.dli_fname;
+  }
+  return "";
+}
+
 void onModuleLoaded(const Sanitizer_ResourceModuleData *md) {
   ModuleInfo info;
   info.size = md->cubinSize;
@@ -71,6 +103,8 @@ void onModuleLoaded(const Sanitizer_ResourceModuleData *md) {
   Dl_info dl;
   if (md->pCubin && dladdr(md->pCubin, &dl) && dl.dli_fname)
     info.library = dl.dli_fname;
+  if (info.library.empty() && !info.own)
+    info.loader = loadingLibrary();
   std::lock_guard<std::mutex> lock(mu);
   modules[reinterpret_cast<void *>(md->module)] = info;
 }
@@ -171,8 +205,12 @@ Summary summary() {
     if (!key.own) {
       std::string where = "heap image, module " + hashHex(key.moduleHash);
       for (const auto &[mod, info] : modules)
-        if (info.hash == key.moduleHash && !info.library.empty())
-          where = info.library;
+        if (info.hash == key.moduleHash) {
+          if (!info.library.empty())
+            where = info.library;
+          else if (!info.loader.empty())
+            where = "heap image loaded by " + info.loader + ", module " + hashHex(key.moduleHash);
+        }
       if (key.moduleHash == 0)
         where = "unknown module";
       foreign.insert(key.name + " [" + where + "]");
@@ -196,6 +234,8 @@ Json report() {
     for (const auto &[mod, info] : modules)
       if (info.hash == key.moduleHash) {
         k.set("image", info.library.empty() ? Json("heap") : Json(info.library));
+        if (!info.loader.empty())
+          k.set("loaded_by", info.loader);
         break;
       }
     kernels.push(k);

@@ -1,4 +1,5 @@
 //===- SupportTest.cpp - JSON, tensor dirs, comparison, specs, plans ------===//
+#include "atrex-rt/Attribution.h"
 #include "atrex-rt/Compare.h"
 #include "atrex-rt/Compile.h"
 #include "atrex-rt/Json.h"
@@ -372,4 +373,21 @@ TEST(Compile, MissingSourceIsReported) {
   CompileResult r = compileSubmission(sub, *findOpSpec("rms_norm"), PlanSettings(), tempDir("cc"));
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.reason.find("/nonexistent/sub.cu"), std::string::npos) << r.reason;
+}
+
+TEST(Attribution, VerdictPrecedenceMatchesLint) {
+  using atrex::rt::attr::Summary;
+  using atrex::rt::attr::verdictOf;
+  Summary own;
+  own.ownLaunches = 3;
+  EXPECT_EQ(verdictOf(own), "adopted");
+  Summary mixed = own;
+  mixed.foreignLaunches = 1;
+  EXPECT_EQ(verdictOf(mixed), "fallback");
+  Summary foreignOnly; // a kernel defined but never launched, ATen computes
+  foreignOnly.foreignLaunches = 7;
+  EXPECT_EQ(verdictOf(foreignOnly), "fallback");
+  Summary nothing; // host compute and copies only
+  nothing.gateLaunches = 12;
+  EXPECT_EQ(verdictOf(nothing), "no-kernel");
 }
