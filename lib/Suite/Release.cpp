@@ -474,7 +474,7 @@ Error pack(const Suite &S, const OperatorLibrary &Ops,
   sys::fs::remove_directories(Scratch);
   if (Error E = makeDir(joinPath(Scratch, "cards")))
     return E;
-  auto Cleanup = make_scope_exit([&] { sys::fs::remove_directories(Scratch); });
+  scope_exit Cleanup([&] { sys::fs::remove_directories(Scratch); });
   if (Error E = writeFile(joinPath(Scratch, "public.json"), Public))
     return E;
   for (auto &[Name, Card] : Cards)

@@ -489,15 +489,15 @@ Expected<Suite> expandSuite(const Config &C, const OperatorLibrary &Ops,
                             shapeString(P.DefShape);
           auto It = Problems.find(Key);
           if (It == Problems.end()) {
+            // A shape the mapping or the facts model cannot take is
+            // reported by checkProblem, parameters first.
             auto Entry = entryShape(*Op, P.DefShape);
-            if (!Entry)
-              return createStringError(Where + ": " +
-                                       toString(Entry.takeError()));
-            P.EntryShape = *Entry;
+            if (Entry)
+              P.EntryShape = *Entry;
+            else
+              consumeError(Entry.takeError());
             auto Facts = factsFor(*Op, P.DefShape, P.EntryShape);
             if (!Facts) {
-              // Degenerate shapes make some facts models fail: report the
-              // validity error instead where there is one.
               consumeError(Facts.takeError());
             } else {
               P.Facts = std::move(Facts->first);
