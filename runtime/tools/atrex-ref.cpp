@@ -11,6 +11,7 @@
 #include "atrex-rt/OpSpecs.h"
 #include "atrex-rt/Reference.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -23,11 +24,15 @@ static void usage() {
                "  atrex-ref --list | --list-json\n"
                "  atrex-ref --op NAME --signature\n"
                "  atrex-ref --op NAME --shape K=V,... --seed N --out DIR [--device cpu|cuda]\n"
-               "  atrex-ref --op NAME --check REFDIR --candidate DIR\n";
+               "  atrex-ref --op NAME --check REFDIR --candidate DIR\n"
+               "  atrex-ref --validate PROBLEMS.json [--seed N] [--device cpu|cuda]\n"
+               "      suite validity: one JSON line per problem of PROBLEMS.json (an object\n"
+               "      with a \"problems\" array of {id?, operator, shape}, e.g. a sealed\n"
+               "      bundle); exit 1 when a problem is invalid\n";
 }
 
 int main(int argc, char **argv) {
-  std::string op, shapeText, out, device = "cpu", checkDir, candDir;
+  std::string op, shapeText, out, device = "cpu", checkDir, candDir, validatePath;
   uint64_t seed = 0;
   bool haveSeed = false, list = false, listJson = false, signature = false;
   for (int i = 1; i < argc; ++i) {
@@ -66,6 +71,8 @@ int main(int argc, char **argv) {
       checkDir = value("--check");
     else if (a == "--candidate")
       candDir = value("--candidate");
+    else if (a == "--validate")
+      validatePath = value("--validate");
     else if (a == "-h" || a == "--help") {
       usage();
       return 0;
@@ -102,6 +109,52 @@ int main(int argc, char **argv) {
       }
       std::cout << ops.dump(2) << "\n";
       return 0;
+    }
+    if (!validatePath.empty()) {
+      Json doc = parseJsonFile(validatePath);
+      const Json *problems = doc.isObject() ? doc.get("problems") : nullptr;
+      if (!problems || !problems->isArray()) {
+        std::cerr << "atrex-ref: error: " << validatePath
+                  << ": expected an object with a \"problems\" array\n";
+        return 2;
+      }
+      size_t n = 0, invalid = 0;
+      for (const Json &p : problems->asArray()) {
+        ++n;
+        Json line = Json::object();
+        std::string id = p.isObject() && p.get("id") ? p.getString("id", "") : "";
+        line.set("id", id.empty() ? Json("#" + std::to_string(n)) : Json(id));
+        auto t0 = std::chrono::steady_clock::now();
+        try {
+          std::string name = p.getString("operator", "");
+          const OpSpec *s = findOpSpec(name);
+          if (!s)
+            throw std::runtime_error("unknown operator '" + name + "'");
+          line.set("operator", name);
+          const Json *sj = p.get("shape");
+          if (!sj)
+            throw std::runtime_error("no shape");
+          ShapeMap shape = shapeFromJson(*s, *sj);
+          line.set("shape", shapeToJson(shape));
+          Json v = validateProblem(*s, shape, haveSeed ? seed : 1, device);
+          for (const auto &kv : v.asObject())
+            line.set(kv.first, kv.second);
+        } catch (const std::exception &e) {
+          line.set("ok", false);
+          Json reasons = Json::array();
+          reasons.push(std::string("error: ") + e.what());
+          line.set("reasons", reasons);
+        }
+        line.set("seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        if (!line.get("ok")->asBool()) {
+          ++invalid;
+          std::cerr << "atrex-ref: " << validatePath << ": problem " << line.get("id")->dump()
+                    << " is invalid: " << line.get("reasons")->dump() << "\n";
+        }
+        std::cout << line.dump() << "\n" << std::flush;
+      }
+      std::cerr << "atrex-ref: " << n - invalid << " of " << n << " problems valid\n";
+      return invalid ? 1 : 0;
     }
     if (list) {
       for (const OpSpec &s : allOpSpecs()) {

@@ -58,6 +58,11 @@ inline CompareResult compareValues(const std::vector<double> &out, const std::ve
 // instance cannot tell a correct kernel from one that writes nothing.
 bool zerosWouldPass(const double *ref, size_t n, const Tolerance &tol);
 
+// True when some constant output would pass against `ref`: tries 0, the mean
+// (the constant of least L2 error, hence of least relative norm) and the
+// median (least L1 error). `constant` receives the one that passed.
+bool constantWouldPass(const double *ref, size_t n, const Tolerance &tol, double *constant = nullptr);
+
 // FNV-1a, 64 bit (the hash that identifies device images).
 uint64_t fnv1a64(const void *data, size_t size, uint64_t seed = 0xcbf29ce484222325ULL);
 std::string hashHex(uint64_t h);

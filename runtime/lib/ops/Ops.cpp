@@ -490,11 +490,67 @@ TensorDir makeReferenceDir(const OpSpec &spec, const ShapeMap &shape, uint64_t s
       continue;
     const RawTensor *r = td.find(OpSpec::outputName(arg));
     std::vector<double> ref = r->toDoubles();
-    if (zerosWouldPass(ref.data(), ref.size(), arg.tol))
+    double c = 0;
+    if (constantWouldPass(ref.data(), ref.size(), arg.tol, &c))
       throw std::runtime_error("operator '" + spec.name + "', shape " + shapeMapToString(shape) +
-                               ", seed " + std::to_string(seed) + ": invalid problem instance: an "
-                               "all-zero '" + r->name + "' would pass its tolerance");
+                               ", seed " + std::to_string(seed) + ": invalid problem instance: a "
+                               "constant '" + r->name + "' (every element " + std::to_string(c) +
+                               ") would pass its tolerance");
   }
   return td;
+}
+
+Json validateProblem(const OpSpec &spec, const ShapeMap &shape, uint64_t seed,
+                     const std::string &device) {
+  at::Device dev(device);
+  if (dev.is_cuda() && !at::hasCUDA())
+    throw std::runtime_error("device '" + device + "' requested, but no CUDA device is available");
+  validateShape(spec, shape);
+  TensorMap in = generateInputs(spec, shape, seed, dev);
+  TensorMap ref = computeReference(spec, shape, in);
+  Json reasons = Json::array(), inputs = Json::object(), outputs = Json::object();
+  bool ok = true;
+  for (const ArgSpec &arg : spec.args) {
+    if (arg.kind == ArgKind::OutTensor || !in.count(arg.name))
+      continue;
+    const at::Tensor &t = in.at(arg.name);
+    if (!t.is_floating_point() || t.numel() == 0)
+      continue;
+    at::Tensor f = t.to(at::kFloat);
+    bool finite = at::isfinite(f).all().item<bool>();
+    bool constant = t.numel() > 1 && (f.max() == f.min()).item<bool>();
+    Json ij = Json::object();
+    ij.set("finite", finite);
+    ij.set("constant", constant);
+    inputs.set(arg.name, ij);
+    if (!finite)
+      reasons.push("input '" + arg.name + "' has non-finite values");
+    if (constant)
+      reasons.push("input '" + arg.name + "' is constant");
+    ok = ok && finite && !constant;
+  }
+  for (const ArgSpec &arg : spec.args) {
+    if (arg.kind != ArgKind::OutTensor && arg.kind != ArgKind::InOutTensor)
+      continue;
+    std::string name = OpSpec::outputName(arg);
+    std::vector<double> r = tensorToDoubles(ref.at(name));
+    double c = 0;
+    bool passes = constantWouldPass(r.data(), r.size(), arg.tol, &c);
+    Json oj = Json::object();
+    oj.set("constant_passes", passes);
+    if (passes) {
+      oj.set("constant", c);
+      reasons.push("a constant '" + name + "' (every element " + std::to_string(c) +
+                   ") passes its tolerance");
+      ok = false;
+    }
+    outputs.set(name, oj);
+  }
+  Json j = Json::object();
+  j.set("ok", ok);
+  j.set("reasons", reasons);
+  j.set("inputs", inputs);
+  j.set("outputs", outputs);
+  return j;
 }
 } // namespace atrex::rt

@@ -1,6 +1,8 @@
 //===- Compare.cpp - Output comparison with per-dtype tolerances ----------===//
 #include "atrex-rt/Compare.h"
 
+#include <algorithm>
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -122,6 +124,28 @@ CompareResult compareValues(const double *out, const double *ref, size_t n, cons
 bool zerosWouldPass(const double *ref, size_t n, const Tolerance &tol) {
   std::vector<double> zeros(n, 0.0);
   return compareValues(zeros.data(), ref, n, tol).ok;
+}
+
+bool constantWouldPass(const double *ref, size_t n, const Tolerance &tol, double *constant) {
+  if (n == 0)
+    return true;
+  double sum = 0;
+  for (size_t i = 0; i < n; ++i)
+    sum += ref[i];
+  std::vector<double> sorted(ref, ref + n);
+  std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.end());
+  std::vector<double> c(n);
+  for (double v : {0.0, sum / static_cast<double>(n), sorted[n / 2]}) {
+    if (!std::isfinite(v))
+      continue;
+    std::fill(c.begin(), c.end(), v);
+    if (compareValues(c.data(), ref, n, tol).ok) {
+      if (constant)
+        *constant = v;
+      return true;
+    }
+  }
+  return false;
 }
 
 uint64_t fnv1a64(const void *data, size_t size, uint64_t seed) {

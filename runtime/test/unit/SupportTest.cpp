@@ -391,3 +391,17 @@ TEST(Attribution, VerdictPrecedenceMatchesLint) {
   nothing.gateLaunches = 12;
   EXPECT_EQ(verdictOf(nothing), "no-kernel");
 }
+
+TEST(Compare, ConstantWouldPass) {
+  Tolerance tol;
+  tol.atol = 1e-2;
+  tol.rtol = 1e-2;
+  std::vector<double> flat(100, 5.0);
+  double c = -1;
+  EXPECT_TRUE(constantWouldPass(flat.data(), flat.size(), tol, &c));
+  EXPECT_EQ(c, 5.0);
+  std::vector<double> varied(100);
+  for (size_t i = 0; i < varied.size(); ++i)
+    varied[i] = std::sin(static_cast<double>(i)) * 3.0 + 5.0;
+  EXPECT_FALSE(constantWouldPass(varied.data(), varied.size(), tol));
+}

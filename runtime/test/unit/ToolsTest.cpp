@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -147,4 +148,36 @@ TEST(AtrexGate, BadPlanExitsTwo) {
   EXPECT_FALSE(fs::exists(d + "/r.jsonl"));
   o = sh(kGate + " --plan " + d + "/plan.json --out " + d + "/r.jsonl --shard 2/2");
   EXPECT_EQ(o.status, 2);
+}
+
+TEST(AtrexRef, ValidateFindsConstantOutputsAndGoesOn) {
+  std::string d = tmp("ref-validate");
+  {
+    std::ofstream f(d + "/problems.json");
+    f << R"({"problems": [
+      {"id": "p1", "operator": "silu_and_mul", "shape": {"T": 3, "D": 64}},
+      {"id": "p2", "operator": "topk_softmax", "shape": {"T": 16, "E": 1, "K": 1, "R": 1}},
+      {"id": "p3", "operator": "nope", "shape": {"T": 1}},
+      {"id": "p4", "operator": "rms_norm", "shape": {"T": 2, "H": 64}}]})";
+  }
+  Out o = sh(kRef + " --validate " + d + "/problems.json --seed 3");
+  EXPECT_EQ(o.status, 1) << o.text;
+  std::vector<Json> lines;
+  std::istringstream in(o.text);
+  for (std::string l; std::getline(in, l);)
+    if (!l.empty() && l[0] == '{') // stderr (one line per invalid problem) is mixed in
+      lines.push_back(Json::parse(l));
+  ASSERT_EQ(lines.size(), 4u) << o.text;
+  EXPECT_NE(o.text.find("2 of 4 problems valid"), std::string::npos) << o.text;
+  EXPECT_TRUE(lines[0].get("ok")->asBool()) << lines[0].dump();
+  // One expert, top-1: every weight is 1 and every id 0, whatever the kernel does.
+  EXPECT_FALSE(lines[1].get("ok")->asBool());
+  EXPECT_NE(lines[1].dump().find("a constant 'topk_weights'"), std::string::npos) << lines[1].dump();
+  EXPECT_FALSE(lines[2].get("ok")->asBool());
+  EXPECT_NE(lines[2].dump().find("unknown operator 'nope'"), std::string::npos) << lines[2].dump();
+  EXPECT_TRUE(lines[3].get("ok")->asBool()) << lines[3].dump();
+
+  o = sh(kRef + " --validate " + d + "/missing.json");
+  EXPECT_EQ(o.status, 2) << o.text;
+  EXPECT_NE(o.text.find(d + "/missing.json"), std::string::npos) << o.text;
 }
