@@ -52,9 +52,9 @@ def main():
 
     preps = {
         "warm": lambda: None,
-        "read": lambda: torch.sum(flush, out=sink),
+        "read": lambda: torch.sum(flush, dim=0, out=sink),
         "zero": lambda: flush.zero_(),
-        "read+tlb": lambda: (torch.sum(flush, out=sink), touch()),
+        "read+tlb": lambda: (torch.sum(flush, dim=0, out=sink), touch()),
         "tlb": touch,
     }
     s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
