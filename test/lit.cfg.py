@@ -74,3 +74,15 @@ if chromium:
 else:
     lit_config.note("chromium not found: the HTML report tests are skipped "
                     "(scripts/install-deps.sh installs it)")
+
+# atrex-ref (the runtime's, a separate CMake project): in this build tree's
+# runtime/, the source tree's build/runtime/ or on PATH. Tests that compare
+# with it (the suite's entry-point snapshot) need the feature 'atrex-ref'.
+for ref in (os.path.join(config.atrex_obj_root, "runtime", "bin", "atrex-ref"),
+            os.path.join(config.atrex_src_root, "build", "runtime", "bin",
+                         "atrex-ref"),
+            shutil.which("atrex-ref")):
+    if ref and os.path.exists(ref):
+        config.available_features.add("atrex-ref")
+        config.substitutions.append(("%atrex_ref", ref))
+        break
