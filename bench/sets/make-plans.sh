@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Builds the release bundles of the default suite and the gate plans of the
+# two submission sets (examples/sets/naive, examples/sets/production) that
+# bench/sets/run-h200.sh runs on the H200:
+#   bench/sets/bundle/{public,sealed}   (fixed salt and seed: reproducible)
+#   bench/sets/plan-{naive,production}.json
+# The plans cover the 6 heaviest problems of every operator (the same
+# problems for both sets); the settings keep a unit to about a second.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=${ATREX_BIN:-$ROOT/build/bin}
+D=$ROOT/bench/sets
+rm -rf "$D/bundle"
+"$BIN/atrex-release" pack --suite "$ROOT/suites/atrex-serve/suite.json" \
+  --public "$D/bundle/public" --sealed "$D/bundle/sealed" --gpu H200 \
+  --salt 61747265782d736574732d323032362d31312d3239 --seed 20261129
+for s in naive production; do
+  "$BIN/atrex-suite" plan --set "$ROOT/examples/sets/$s" --sealed "$D/bundle/sealed/sealed.json" \
+    --gpu H200 --max-per-op 6 --seed sealed -o "$D/plan-$s.json.tmp"
+  python3 - "$D/plan-$s.json.tmp" "$D/plan-$s.json" <<'PY'
+import json, os, sys
+src, dst = sys.argv[1], sys.argv[2]
+p = json.load(open(src))
+p["settings"].update({"arch": "sm_90", "problem_s": 40, "compile_s": 300, "trials": 3,
+                      "warmup_ms": 30, "min_reps": 5, "max_reps": 100, "max_timed_s": 0.4,
+                      "target_rel_err": 0.02, "recheck": 2, "private_network": False})
+# sources relative to the plan's directory; the verdict each set must get
+expected = "fallback" if os.path.basename(dst).startswith("plan-production") else "adopted"
+for s in p["submissions"]:
+    s["expected_verdict"] = expected
+    s["source"] = os.path.relpath(os.path.join(os.path.dirname(src), s["source"]), os.path.dirname(dst)) \
+        if not os.path.isabs(s["source"]) else os.path.relpath(s["source"], os.path.dirname(dst))
+json.dump(p, open(dst, "w"), indent=1, sort_keys=True)
+os.remove(src)
+PY
+done
+echo "plans: $D/plan-naive.json $D/plan-production.json"
