@@ -524,6 +524,8 @@ static void parseOne(StringRef File, const CompilationDatabase &DB,
   raw_string_ostream OS(Rendered);
   DiagnosticOptions DiagOpts;
   DiagOpts.ShowColors = Color;
+  // Sources from Python files carry #line directives to the Python lines.
+  DiagOpts.ShowPresumedLoc = Content.has_value();
   RecordingPrinter Printer(OS, DiagOpts, M.Errors);
   ClangTool Tool(DB, {File.str()});
   if (Content) {

@@ -328,6 +328,8 @@ PythonModelBuilder::evalStrings(PyNode N, unsigned Depth) {
   if (Ty == "concatenated_string") {
     PyString All;
     for (PyNode C : N.namedChildren()) {
+      if (C.is("comment"))
+        continue;
       std::optional<PyString> S = decodeStringLiteral(C);
       if (!S)
         return std::nullopt;
@@ -1232,8 +1234,7 @@ std::string buildUnit(const ExtensionInfo &E, StringRef PyPath) {
           Expected = L;
         }
         // Keep columns: pad the first line of a literal to its column.
-        if (Col > 1 && (I == 0 || S.Text[I - 1] != '\n' ||
-                        S.Pos[I - 1].first == L))
+        if (Col > 1)
           Out.append(Col - 1, ' ');
         LineStart = false;
       }

@@ -3,6 +3,7 @@
 #include "PythonSyntax.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ConvertUTF.h"
+#include <functional>
 
 using namespace llvm;
 using namespace atrex::lint::python;
@@ -47,23 +48,33 @@ static void collectErrors(PyNode N,
     return;
   if (N.is("ERROR") || N.isMissing()) {
     std::string Msg;
+    PyNode At = N;
     if (N.isMissing()) {
-      Msg = ("missing '" + N.type() + "'").str();
+      Msg = ("invalid syntax: missing '" + N.type() + "'").str();
     } else {
-      // Name what the parser stopped at: an unterminated string, or the
-      // first token it could not place.
-      PyNode First = N.numChildren() ? N.child(0) : N;
-      if (First.is("string_start") || N.text().starts_with("\"") ||
-          N.text().starts_with("'"))
+      // An opening quote outside a string node: an unterminated string.
+      std::function<PyNode(PyNode)> Orphan = [&](PyNode X) -> PyNode {
+        for (unsigned I = 0, E = X.numChildren(); I < E; ++I) {
+          PyNode C = X.child(I);
+          if (C.is("string_start") && !X.is("string"))
+            return C;
+          if (PyNode F = Orphan(C))
+            return F;
+        }
+        return {};
+      };
+      if (PyNode S = Orphan(N)) {
         Msg = "unterminated string literal";
-      else {
+        At = S;
+      }
+      if (Msg.empty()) {
         StringRef Tok = N.text().split('\n').first.trim();
         if (Tok.size() > 30)
           Tok = Tok.take_front(30);
         Msg = ("invalid syntax near '" + Tok + "'").str();
       }
     }
-    Out.push_back({N.line(), N.column(), Msg});
+    Out.push_back({At.line(), At.column(), Msg});
     return;
   }
   for (unsigned I = 0, E = N.numChildren(); I < E; ++I)
@@ -96,6 +107,7 @@ std::optional<PyString> atrex::lint::python::decodeStringLiteral(PyNode N) {
   if (StringRef(Lower).contains('b'))
     return std::nullopt; // bytes are not source text
   bool Raw = StringRef(Lower).contains('r');
+  bool FString = StringRef(Lower).contains('f');
   StringRef Src = N.text();
   unsigned Base = N.startByte();
   unsigned From = Start.endByte() - Base;
@@ -128,6 +140,12 @@ std::optional<PyString> atrex::lint::python::decodeStringLiteral(PyNode N) {
         }
       }
     };
+    // `{{` and `}}` in an f-string are one brace.
+    if (FString && (C == '{' || C == '}') && I + 1 < To && Src[I + 1] == C) {
+      Emit(C, L, Cl);
+      Advance(2);
+      continue;
+    }
     if (C != '\\' || Raw || I + 1 >= To) {
       Emit(C, L, Cl);
       Advance(1);
