@@ -19,6 +19,8 @@ Json Tolerance::toJson() const {
   j.set("rtol", rtol);
   j.set("atol_rms", atolRms);
   j.set("max_rel_norm", std::isfinite(maxRelNorm) ? Json(maxRelNorm) : Json());
+  if (maxMismatchFrac > 0)
+    j.set("max_mismatch_frac", maxMismatchFrac);
   return j;
 }
 
@@ -29,6 +31,7 @@ Tolerance Tolerance::fromJson(const Json &j) {
   t.rtol = j.getDouble("rtol", 0);
   t.atolRms = j.getDouble("atol_rms", 0);
   t.maxRelNorm = j.getDouble("max_rel_norm", std::numeric_limits<double>::infinity());
+  t.maxMismatchFrac = j.getDouble("max_mismatch_frac", 0);
   return t;
 }
 
@@ -108,7 +111,8 @@ CompareResult compareValues(const double *out, const double *ref, size_t n, cons
     r.reason = std::to_string(r.numNonFinite) + " of " + std::to_string(n) +
                " elements are NaN/Inf (or never written) where the reference is finite; first at "
                "index " + std::to_string(r.firstBad);
-  } else if (r.numMismatches) {
+  } else if (r.numMismatches &&
+             static_cast<double>(r.numMismatches) > tol.maxMismatchFrac * static_cast<double>(n)) {
     r.ok = false;
     r.reason = std::to_string(r.numMismatches) + " of " + std::to_string(n) +
                " elements outside tolerance; first at index " + std::to_string(r.firstBad) +

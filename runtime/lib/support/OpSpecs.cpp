@@ -57,10 +57,35 @@ Tolerance exact() {
 const Tolerance kBF16Elementwise = tol(1e-3, 1e-2, 1e-2, 5e-3);
 // bf16 GEMM / attention outputs: fp32 accumulation in any order.
 const Tolerance kBF16Reduction = tol(0, 1e-2, 1e-2, 5e-3);
-const Tolerance kBF16Moe = tol(0, 2e-2, 2e-2, 1e-2);
+// Attention: production kernels (FlashAttention, cuDNN) round the softmax
+// probabilities to bf16 before P.V. On the H200 torch's SDPA flash kernel
+// reached max |err| 0.0156 at rel. norm 0.0017 against the fp32 reference
+// (ref rms 0.15-0.26; bench/results/sets-2026-11-29), so the rms-relative
+// part of the elementwise bound is 5e-2; the norm bound stays at 5e-3.
+const Tolerance kBF16Attention = tol(0, 1e-2, 5e-2, 5e-3);
+// MoE: the intermediate (silu(gate) * up) is rounded to bf16 before the down
+// projection; a rounding step of one intermediate moves a few outputs past the
+// elementwise bound (torch's grouped-GEMM path: 0.02% of them), hence up to
+// 0.1% of the elements may exceed it while the norm bound holds.
+Tolerance moeTol() {
+  Tolerance t = tol(0, 2e-2, 2e-2, 1e-2);
+  t.maxMismatchFrac = 1e-3;
+  return t;
+}
+const Tolerance kBF16Moe = moeTol();
 // fp8 activations re-quantized inside the operator: one fp8 rounding is up to
-// 2^-4 relative per element; sums average it down.
-const Tolerance kFp8Moe = tol(0, 5e-2, 5e-2, 3e-2);
+// 2^-4 relative per element; sums average it down. Where a candidate's
+// intermediate differs by one bf16 rounding from the reference's, its fp8
+// rounding can flip by a whole e4m3 step (6%), so elementwise agreement is not
+// attainable everywhere: up to 0.5% of the elements may exceed the bound (seen:
+// 0.008% for torch's path, 0.2% for an honest naive kernel), the norm bound
+// (3e-2) still holds.
+Tolerance fp8MoeTol() {
+  Tolerance t = tol(0, 5e-2, 5e-2, 3e-2);
+  t.maxMismatchFrac = 5e-3;
+  return t;
+}
+const Tolerance kFp8Moe = fp8MoeTol();
 // One e4m3 ulp is at most 1/8 of the value; 2^-9 is the smallest subnormal.
 const Tolerance kFp8Values = tol(1.0 / 512, 0.125, 0, 2e-2);
 const Tolerance kF32Scales = tol(0, 1e-6, 0, 1e-6);
@@ -193,7 +218,7 @@ std::vector<OpSpec> buildSpecs() {
       {"B", "Hq", "Hk", "D", "BS", "L"},
       "B sequences, Hq query heads, Hk KV heads, D head size, BS block size, L max context length",
       {{"B", 3}, {"Hq", 4}, {"Hk", 2}, {"D", 64}, {"BS", 16}, {"L", 80}},
-      {out("out", DType::BF16, dims({"B", "Hq", "D"}), kBF16Reduction),
+      {out("out", DType::BF16, dims({"B", "Hq", "D"}), kBF16Attention),
        tensor("query", DType::BF16, dims({"B", "Hq", "D"})),
        tensor("key_cache", DType::BF16,
               [mb](const ShapeMap &s) {
@@ -219,7 +244,7 @@ std::vector<OpSpec> buildSpecs() {
       {"B", "T", "Hq", "Hk", "D"},
       "B sequences, T total tokens, Hq query heads, Hk KV heads, D head size",
       {{"B", 3}, {"T", 40}, {"Hq", 4}, {"Hk", 2}, {"D", 64}},
-      {out("out", DType::BF16, dims({"T", "Hq", "D"}), kBF16Reduction),
+      {out("out", DType::BF16, dims({"T", "Hq", "D"}), kBF16Attention),
        tensor("q", DType::BF16, dims({"T", "Hq", "D"})),
        tensor("k", DType::BF16, dims({"T", "Hk", "D"})),
        tensor("v", DType::BF16, dims({"T", "Hk", "D"})),

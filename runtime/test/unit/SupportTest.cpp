@@ -405,3 +405,33 @@ TEST(Compare, ConstantWouldPass) {
     varied[i] = std::sin(static_cast<double>(i)) * 3.0 + 5.0;
   EXPECT_FALSE(constantWouldPass(varied.data(), varied.size(), tol));
 }
+
+TEST(Compare, MismatchFractionKeepsTheNormAndNonFiniteChecks) {
+  Tolerance tol;
+  tol.rtol = 1e-2;
+  tol.maxRelNorm = 3e-2;
+  tol.maxMismatchFrac = 5e-3;
+  std::vector<double> ref(1000), out(1000);
+  for (size_t i = 0; i < ref.size(); ++i)
+    out[i] = ref[i] = 1.0 + std::sin(static_cast<double>(i));
+  for (int i = 0; i < 5; ++i) // 0.5% of the elements off by 6%
+    out[i * 100] *= 1.06;
+  CompareResult r = compareValues(out, ref, tol);
+  EXPECT_TRUE(r.ok) << r.reason;
+  EXPECT_EQ(r.numMismatches, 5);
+  out[999] *= 1.06; // one more: 0.6%
+  EXPECT_FALSE(compareValues(out, ref, tol).ok);
+  out[999] = ref[999];
+  out[1] = std::nan(""); // never allowed
+  EXPECT_FALSE(compareValues(out, ref, tol).ok);
+  out[1] = ref[1];
+  for (size_t i = 0; i < out.size(); ++i) // the norm still binds
+    out[i] = ref[i] * (i % 2 ? 1.04 : 0.96);
+  Tolerance any = tol;
+  any.maxMismatchFrac = 1;
+  CompareResult n = compareValues(out, ref, any);
+  EXPECT_FALSE(n.ok);
+  EXPECT_NE(n.reason.find("relative norm"), std::string::npos) << n.reason;
+  // Round trip through JSON.
+  EXPECT_EQ(Tolerance::fromJson(tol.toJson()).maxMismatchFrac, 5e-3);
+}
