@@ -35,3 +35,21 @@ os.remove(src)
 PY
 done
 echo "plans: $D/plan-naive.json $D/plan-production.json"
+# plan-top1.json: both sets on the heaviest problem of every operator, in one
+# plan (24 submissions compile together): what the last call of 2026-11-29 ran.
+python3 - "$D" <<'PY'
+import json, sys
+d = sys.argv[1]
+w = json.load(open(f"{d}/bundle/sealed/weights.json"))["weights"]
+out = None
+for s in ("production", "naive"):
+    p = json.load(open(f"{d}/plan-{s}.json"))
+    if out is None:
+        out = {k: v for k, v in p.items() if k != "submissions"}
+        out["submissions"] = []
+    for sub in p["submissions"]:
+        sub = dict(sub)
+        sub["problems"] = sorted(sub["problems"], key=lambda q: -w[q["id"]])[:1]
+        out["submissions"].append(sub)
+json.dump(out, open(f"{d}/plan-top1.json", "w"), indent=1, sort_keys=True)
+PY
