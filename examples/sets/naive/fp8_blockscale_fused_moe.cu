@@ -6,7 +6,9 @@
 //   [g; u] = xd (w1q[e] * w1s[e])^T,  a = silu(g) * u   (fp32)
 //   ad  = dequant(quant128(a))                       (per pair, groups of I)
 //   out[t] = sum_j topk_weights[t, j] * ad (w2q[e] * w2s[e])^T, bf16.
-// quant128 is the reference's: s = max(absmax, 1e-10) / 448,
+// quant128 is the reference's: s = max(absmax, 1e-10) / 448 (on CUDA ATen
+// computes this tensor-by-scalar division as max(absmax, 1e-10) * (1.f / 448.f);
+// true division differs in the last bit and moves e4m3 rounding ties),
 // q = e4m3fn(clamp(v / s, -448, 448)), dequant = float(q) * s. Weights are
 // dequantized element by element (float(q) * block scale) when staged in
 // shared memory, exactly as the reference dequantizes them; all accumulation
@@ -95,7 +97,7 @@ __global__ void quant_dequant128_kernel(float *dst, const Src *src, int64_t rows
   }
   for (int off = 16; off > 0; off >>= 1)
     amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, off));
-  const float s = fmaxf(amax, 1e-10f) / kFp8Max;
+  const float s = fmaxf(amax, 1e-10f) * (1.f / kFp8Max); // as ATen: times the reciprocal
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
     float q = fminf(fmaxf(v[i] / s, -kFp8Max), kFp8Max);

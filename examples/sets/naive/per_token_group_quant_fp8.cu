@@ -1,8 +1,11 @@
 // Honest naive per_token_group_quant_fp8: one warp per (token, group) of
-// group_size (128) columns. s = max(absmax(group), eps) / 448 (fp32, IEEE
-// division as the reference), q = e4m3fn(clamp(x / s, -448, 448)) with
-// round-to-nearest-even and saturation to the finite range (the clamp makes
-// saturation moot). Scales out_s [T, H / group_size] fp32.
+// group_size (128) columns. s = max(absmax(group), eps) / 448 computed as the
+// reference does on CUDA: ATen divides a tensor by a scalar as a multiplication
+// by the fp32 reciprocal, s = max(absmax, eps) * (1.f / 448.f) (true division
+// differs in the last bit for about half of the groups, and then x / s lands on
+// the other side of e4m3 rounding ties). q = e4m3fn(clamp(x / s, -448, 448))
+// (IEEE division, round-to-nearest-even, saturation to the finite range, which
+// the clamp makes moot). Scales out_s [T, H / group_size] fp32.
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAException.h>
@@ -24,7 +27,7 @@ __global__ void per_token_group_quant_fp8_kernel(__nv_fp8_storage_t *out_q, floa
     amax = fmaxf(amax, fabsf(__bfloat162float(xg[i])));
   for (int off = 16; off > 0; off >>= 1)
     amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, off));
-  float s = fmaxf(amax, eps) / kFp8Max;
+  float s = fmaxf(amax, eps) * (1.f / kFp8Max); // ATen: tensor / scalar = tensor * (1 / scalar)
   for (int i = lane; i < group_size; i += 32) {
     float v = __bfloat162float(xg[i]) / s;
     v = fminf(fmaxf(v, -kFp8Max), kFp8Max);
