@@ -166,11 +166,8 @@ int main(int argc, char **argv) {
               return;
             sub = todo[next++];
           }
-          CompileResult cr;
-          if (sub->lang != "cuda")
-            cr.reason = "lang '" + sub->lang + "' is not supported by this build (HIP backend not done)";
-          else
-            cr = compileSubmission(*sub, *findOpSpec(sub->op), plan.settings, cacheDir);
+          // lang "cuda" and "hip" (HIP's NVIDIA-platform headers, compiled by nvcc).
+          CompileResult cr = compileSubmission(*sub, *findOpSpec(sub->op), plan.settings, cacheDir);
           std::lock_guard<std::mutex> lock(mu);
           if (!quiet)
             std::cerr << "atrex-gate: compiled " << sub->name << ": "
@@ -218,15 +215,8 @@ int main(int argc, char **argv) {
     std::string status = "error", stage = "compile", reason, verdict = "unknown";
     // 1. Compile (once per submission; cached by content hash).
     auto it = compiled.find(sub.name);
-    if (it == compiled.end()) {
-      if (sub.lang != "cuda") {
-        CompileResult cr;
-        cr.reason = "lang '" + sub.lang + "' is not supported by this build (HIP backend not done)";
-        it = compiled.emplace(sub.name, cr).first;
-      } else {
-        it = compiled.emplace(sub.name, compileSubmission(sub, spec, plan.settings, cacheDir)).first;
-      }
-    }
+    if (it == compiled.end())
+      it = compiled.emplace(sub.name, compileSubmission(sub, spec, plan.settings, cacheDir)).first;
     const CompileResult &cr = it->second;
     r.set("compile", cr.toJson());
     if (!cr.ok) {

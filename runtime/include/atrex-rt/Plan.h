@@ -53,6 +53,7 @@ struct PlanSettings {
   uint64_t seed = 0;                 // with "fixed"
   std::string gpu;                   // expected GPU name substring (optional)
   std::string cacheDir;              // default: <out dir>/.atrex-gate-cache
+  std::string hipInclude;            // lang hip: patched HIP include dir (resolveHipInclude)
 };
 
 struct Plan {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <unistd.h>
@@ -68,7 +69,8 @@ std::string generateBinding(const OpSpec &spec, const std::string &submissionPat
 }
 
 std::vector<std::string> nvccCommand(const Submission &sub, const PlanSettings &settings,
-                                     const std::string &bindingPath, const std::string &soPath) {
+                                     const std::string &bindingPath, const std::string &soPath,
+                                     const std::string &hipInclude) {
   std::string arch = settings.arch; // sm_90, sm_90a, ...
   std::string compute = "compute_" + arch.substr(arch.find('_') + 1);
   std::string torch = ATREX_RT_TORCH_DIR;
@@ -78,8 +80,19 @@ std::vector<std::string> nvccCommand(const Submission &sub, const PlanSettings &
       // SASS only, no PTX: a JIT-compiled PTX image would not match the hash
       // of any cubin extracted from the library.
       "-gencode", "arch=" + compute + ",code=" + arch,
-      "-D_GLIBCXX_USE_CXX11_ABI=" + std::to_string(ATREX_RT_TORCH_CXX11_ABI),
-      "-isystem", torch + "/include", "-isystem", torch + "/include/torch/csrc/api/include"};
+      "-D_GLIBCXX_USE_CXX11_ABI=" + std::to_string(ATREX_RT_TORCH_CXX11_ABI)};
+  if (sub.lang == "hip") {
+    // HIP on NVIDIA: HIP's NVIDIA-platform headers map the hip* API onto CUDA; nvcc
+    // compiles the source as CUDA. A system directory, so the HIP headers' own warnings
+    // stay out of the log; it precedes /usr/include, which may hold the unpatched ones.
+    for (const char *f : {"-x", "cu", "-D__HIP_PLATFORM_NVIDIA__", "-isystem"})
+      cmd.push_back(f);
+    cmd.push_back(hipInclude);
+  }
+  for (const std::string &inc : {torch + "/include", torch + "/include/torch/csrc/api/include"}) {
+    cmd.push_back("-isystem");
+    cmd.push_back(inc);
+  }
 #ifdef ATREX_RT_PYTHON_INCLUDE
   cmd.push_back("-isystem");
   cmd.push_back(ATREX_RT_PYTHON_INCLUDE);
@@ -125,6 +138,77 @@ static std::vector<Cubin> extractCubins(const std::string &so, const std::string
   return out;
 }
 
+static std::string submissionCopyName(const Submission &sub) {
+  return sub.lang == "hip" ? "submission.hip" : "submission.cu";
+}
+
+std::string resolveHipInclude(const PlanSettings &settings, std::string &error) {
+  std::string dir, from;
+  if (!settings.hipInclude.empty()) {
+    dir = settings.hipInclude;
+    from = "plan setting hip_include";
+  } else if (const char *env = std::getenv("ATREX_HIP_INCLUDE"); env && *env) {
+    dir = env;
+    from = "ATREX_HIP_INCLUDE";
+  } else if (*ATREX_RT_HIP_INCLUDE) {
+    dir = ATREX_RT_HIP_INCLUDE;
+    from = "the runtime build's patched copy";
+  } else {
+    error = "HIP headers not available: this runtime was built without HIP's NVIDIA-platform "
+            "headers (CMake found no hip/nvidia_detail/nvidia_hip_runtime_api.h under "
+            "ATREX_HIP_SOURCE_INCLUDE_DIR='" ATREX_RT_HIP_SOURCE_INCLUDE
+            "'; Debian: apt-get install libamdhip64-dev, then reconfigure), and neither the "
+            "plan setting hip_include nor ATREX_HIP_INCLUDE names a patched include directory "
+            "(runtime/hip/patch-hip-nvidia.sh SRC OUT)";
+    return "";
+  }
+  for (const char *f : {"hip/hip_runtime.h", "hip/nvidia_detail/nvidia_hip_runtime_api.h"})
+    if (!fs::is_regular_file(fs::path(dir) / f)) {
+      error = "HIP headers not available: '" + (fs::path(dir) / f).string() + "' is missing (" +
+              from + " = '" + dir + "'; expected a directory made by " +
+              "runtime/hip/patch-hip-nvidia.sh)";
+      return "";
+    }
+  return fs::absolute(dir).lexically_normal().string();
+}
+
+// FNV-1a 64 over the relative paths and contents of every file under dir/hip (sorted),
+// so that a re-patched tree at the same path gives a new cache key.
+static std::string hipTreeHash(const std::string &dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  fs::path root = fs::path(dir) / "hip";
+  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file(ec))
+      files.push_back(fs::relative(it->path(), root, ec).string());
+  std::sort(files.begin(), files.end());
+  std::string text;
+  for (const std::string &f : files) {
+    text += f + "\n";
+    try {
+      text += readFile((root / f).string());
+    } catch (const std::exception &) {
+      text += "(unreadable)";
+    }
+    text += "\n--\n";
+  }
+  return hashHex(fnv1a64(text.data(), text.size()));
+}
+
+std::string compileCacheKey(const Submission &sub, const OpSpec &spec,
+                            const PlanSettings &settings, const std::string &source,
+                            const std::string &hipInclude) {
+  // Everything that determines the library.
+  std::string probeBinding = generateBinding(spec, submissionCopyName(sub));
+  std::vector<std::string> probeCmd =
+      nvccCommand(sub, settings, "binding.cu", "sub.so", hipInclude);
+  std::string keyText = source + "\n--\n" + probeBinding + "\n--\n" + joinCommand(probeCmd) +
+                        "\n--\n" ATREX_RT_TORCH_VERSION " " ATREX_RT_CUDA_VERSION;
+  if (sub.lang == "hip")
+    keyText += "\n--\nhip " + hipInclude + " " + hipTreeHash(hipInclude);
+  return hashHex(fnv1a64(keyText.data(), keyText.size()));
+}
+
 CompileResult compileSubmission(const Submission &sub, const OpSpec &spec,
                                 const PlanSettings &settings, const std::string &cacheDir) {
   CompileResult res;
@@ -136,12 +220,18 @@ CompileResult compileSubmission(const Submission &sub, const OpSpec &spec,
     res.reason = e.what();
     return res;
   }
-  // Key: everything that determines the library.
-  std::string probeBinding = generateBinding(spec, "submission.cu");
-  std::vector<std::string> probeCmd = nvccCommand(sub, settings, "binding.cu", "sub.so");
-  std::string keyText = source + "\n--\n" + probeBinding + "\n--\n" + joinCommand(probeCmd) +
-                        "\n--\n" ATREX_RT_TORCH_VERSION " " ATREX_RT_CUDA_VERSION;
-  res.key = hashHex(fnv1a64(keyText.data(), keyText.size()));
+  std::string hipInclude;
+  if (sub.lang == "hip") {
+    std::string why;
+    hipInclude = resolveHipInclude(settings, why);
+    if (hipInclude.empty()) {
+      res.reason = why;
+      res.internalError = true; // the gate's installation lacks HIP, not the submission's fault
+      res.command = "(not run)";
+      return res;
+    }
+  }
+  res.key = compileCacheKey(sub, spec, settings, source, hipInclude);
   res.dir = (fs::path(cacheDir) / res.key).string();
   res.soPath = (fs::path(res.dir) / "sub.so").string();
   std::string metaPath = (fs::path(res.dir) / "compile.json").string();
@@ -175,14 +265,14 @@ CompileResult compileSubmission(const Submission &sub, const OpSpec &spec,
     res.reason = "cannot create '" + tmp + "': " + ec.message();
     return res;
   }
-  std::string subCopy = (fs::path(tmp) / "submission.cu").string();
+  std::string subCopy = (fs::path(tmp) / submissionCopyName(sub)).string();
   std::string bindingPath = (fs::path(tmp) / "binding.cu").string();
   std::string soTmp = (fs::path(tmp) / "sub.so").string();
   // The binding includes the copy by its final path, so the cached entry is
   // self-contained; compile against the temporary path, which has the same bytes.
   writeFile(subCopy, source);
   writeFile(bindingPath, generateBinding(spec, subCopy));
-  std::vector<std::string> cmd = nvccCommand(sub, settings, bindingPath, soTmp);
+  std::vector<std::string> cmd = nvccCommand(sub, settings, bindingPath, soTmp, hipInclude);
   res.command = joinCommand(cmd);
   Limits lim;
   lim.wallSeconds = settings.compileSeconds;

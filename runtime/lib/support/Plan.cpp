@@ -42,7 +42,7 @@ Plan parsePlan(const Json &j, const std::string &path) {
                 {"arch", "compile_s", "problem_s", "rss_mb", "file_mb", "address_space_mb",
                  "private_network", "trials", "warmup_ms", "min_reps", "max_reps",
                  "max_timed_s", "target_rel_err", "graph_below_us", "recheck", "seed", "gpu", "rotate_inputs",
-                 "cache_dir"},
+                 "cache_dir", "hip_include"},
                 path, "settings");
       s.arch = js->getString("arch", s.arch);
       s.compileSeconds = js->getDouble("compile_s", s.compileSeconds);
@@ -66,6 +66,10 @@ Plan parsePlan(const Json &j, const std::string &path) {
       s.rotateInputs = js->getBool("rotate_inputs", s.rotateInputs);
       s.gpu = js->getString("gpu", "");
       s.cacheDir = js->getString("cache_dir", "");
+      // HIP include directory (relative to the plan's directory); default: env/build.
+      s.hipInclude = js->getString("hip_include", "");
+      if (!s.hipInclude.empty() && fs::path(s.hipInclude).is_relative())
+        s.hipInclude = (fs::path(plan.dir) / s.hipInclude).lexically_normal().string();
       if (const Json *seed = js->get("seed")) {
         if (seed->isString() && seed->asString() == "random") {
           s.seedSource = "random";
