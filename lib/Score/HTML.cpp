@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "atrex/Score/Report.h"
 #include "ReportUtil.h"
+#include "atrex/Score/Report.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -100,7 +100,7 @@ static std::string fmt(double V, int Digits = 1) {
 namespace {
 /// Maps log10 data coordinates to the SVG plot area.
 struct Axes {
-  double X0, Y0, W, H;     // plot area in pixels
+  double X0, Y0, W, H;       // plot area in pixels
   double LX0, LX1, LY0, LY1; // log10 ranges
   double x(double V) const {
     return X0 + (std::log10(V) - LX0) / (LX1 - LX0) * W;
@@ -161,8 +161,8 @@ static const char *const MarkerNames[] = {"circle", "square", "triangle",
 
 static void printPlot(raw_ostream &OS, const ScoreReport &R) {
   const Hardware &Hw = R.GpuInfo;
-  std::vector<std::pair<const Ceilings *, bool>> Sets = {{&Hw.Datasheet,
-                                                          false}};
+  std::vector<std::pair<const Ceilings *, bool>> Sets = {
+      {&Hw.Datasheet, false}};
   if (Hw.Measured)
     Sets.push_back({&*Hw.Measured, true});
 
@@ -206,9 +206,14 @@ static void printPlot(raw_ostream &OS, const ScoreReport &R) {
     YMax = YMin * 1000;
 
   const double Width = 1040, Height = 560;
-  Axes A{80, 20, 640, 480,
-         std::floor(std::log10(XMin)), std::ceil(std::log10(XMax * 1.5)),
-         std::floor(std::log10(YMin)), std::ceil(std::log10(YMax * 1.5))};
+  Axes A{80,
+         20,
+         640,
+         480,
+         std::floor(std::log10(XMin)),
+         std::ceil(std::log10(XMax * 1.5)),
+         std::floor(std::log10(YMin)),
+         std::ceil(std::log10(YMax * 1.5))};
   auto inside = [&](double Y) { return Y >= A.Y0 && Y <= A.Y0 + A.H; };
 
   OS << formatv("<svg id=\"roofline\" xmlns=\"http://www.w3.org/2000/svg\" "
@@ -314,7 +319,9 @@ static void printPlot(raw_ostream &OS, const ScoreReport &R) {
                     "data-set=\"{0}\" data-verdict=\"{1}\" data-tip=\"{2}\">"
                     "<title>{2}</title></",
                     SI, Verdict, esc(Tip))
-         << (SI % 4 == 0 ? "circle" : SI % 4 == 1 ? "rect" : "polygon")
+         << (SI % 4 == 0   ? "circle"
+             : SI % 4 == 1 ? "rect"
+                           : "polygon")
          << ">\n";
     }
   }
@@ -337,8 +344,8 @@ static void printPlot(raw_ostream &OS, const ScoreReport &R) {
   for (size_t SI = 0; SI < R.Sets.size(); ++SI)
     OS << "<label><input type=\"checkbox\" class=\"set-toggle\" checked "
           "data-set=\""
-       << SI << "\"> " << esc(R.Sets[SI].Name) << " ("
-       << MarkerNames[SI % 4] << (R.Sets[SI].Baseline ? ", " : "")
+       << SI << "\"> " << esc(R.Sets[SI].Name) << " (" << MarkerNames[SI % 4]
+       << (R.Sets[SI].Baseline ? ", " : "")
        << (R.Sets[SI].Baseline ? BaselineLabel : "") << ")</label> ";
   OS << "</div>\n";
   if (Unplotted)
@@ -347,8 +354,7 @@ static void printPlot(raw_ostream &OS, const ScoreReport &R) {
           "plotted; problems without a result are listed per set.</p>\n";
 }
 
-static void printHTMLTable(raw_ostream &OS, const Table &T,
-                           StringRef Id = "") {
+static void printHTMLTable(raw_ostream &OS, const Table &T, StringRef Id = "") {
   OS << "<table" << (Id.empty() ? "" : " id=\"" + esc(Id) + "\"") << ">\n<tr>";
   for (const std::string &H : T.Header)
     OS << "<th>" << esc(H) << "</th>";
@@ -433,8 +439,8 @@ static const char *const BodyScript = R"js(
 )js";
 
 void atrex::score::printHTML(raw_ostream &OS, const ScoreReport &R) {
-  std::string Title = "atrex score: " + (R.Suite.empty() ? "-" : R.Suite) +
-                      " on " + R.Gpu;
+  std::string Title =
+      "atrex score: " + (R.Suite.empty() ? "-" : R.Suite) + " on " + R.Gpu;
   OS << "<!DOCTYPE html>\n<html lang=\"en\" data-atrex-errors=\"0\">\n<head>\n"
         "<meta charset=\"utf-8\">\n<title>"
      << esc(Title) << "</title>\n<style>" << Style << "</style>\n<script>"

@@ -61,9 +61,12 @@ std::string atrex::score::rep::commitmentLine(const ScoreReport &R) {
 
 Table atrex::score::rep::leaderboard(const ScoreReport &R) {
   Table T;
-  T.Header = {"set",         "mode",      "S_agg",   "prefill", "decode",
-              "memory",      "compute",   "correct", "pass",
-              "adoption static/dynamic/both", "results", "missing"};
+  T.Header = {"set",     "mode",
+              "S_agg",   "prefill",
+              "decode",  "memory",
+              "compute", "correct",
+              "pass",    "adoption static/dynamic/both",
+              "results", "missing"};
   T.Numeric = {false, false, true, true, true, true,
                true,  true,  true, true, true, true};
   for (const SetScore &S : R.Sets)
@@ -79,8 +82,8 @@ Table atrex::score::rep::leaderboard(const ScoreReport &R) {
 
 Table atrex::score::rep::operatorTable(const SetScore &S) {
   Table T;
-  T.Header = {"operator", "problems", "weight",  "results", "correct",
-              "pass rate", "adopted", "median S", "S_agg"};
+  T.Header = {"operator",  "problems", "weight",   "results", "correct",
+              "pass rate", "adopted",  "median S", "S_agg"};
   T.Numeric = {false, true, true, true, true, true, true, true, true};
   for (const OperatorScore &O : S.Operators)
     T.Rows.push_back({O.Operator, std::to_string(O.Problems),
@@ -109,10 +112,10 @@ Table atrex::score::rep::regimeTable(const SetScore &S) {
 
 Table atrex::score::rep::problemTable(const SetScore &S) {
   Table T;
-  T.Header = {"problem", "operator", "phase",  "regime", "weight",
-              "T_roof us", "T_meas us", "verdict", "lint", "S", "note"};
+  T.Header = {"problem",   "operator", "phase", "regime", "weight", "T_roof us",
+              "T_meas us", "verdict",  "lint",  "S",      "note"};
   T.Numeric = {false, false, false, false, true, true,
-               true,  false, false, true, false};
+               true,  false, false, true,  false};
   for (const ProblemScore &P : S.Problems) {
     std::string Note = P.ZeroDetail;
     if (P.ResultCount > 1)
@@ -199,8 +202,8 @@ void atrex::score::printText(raw_ostream &OS, const ScoreReport &R) {
   }
   for (const SetScore &S : R.Sets) {
     OS << "\nset '" << S.Name << "' (" << modeLabel(S) << "): " << S.Results
-       << " of " << S.Problems.size() << " problems have results, "
-       << S.Scored << " scored above 0, " << S.Suspicious << " suspicious\n";
+       << " of " << S.Problems.size() << " problems have results, " << S.Scored
+       << " scored above 0, " << S.Suspicious << " suspicious\n";
     OS << "  results: " << join(S.ResultFiles, ", ") << "\n";
     if (!S.LintFile.empty())
       OS << "  lint: " << S.LintFile << "\n";
@@ -275,9 +278,9 @@ void atrex::score::printMarkdown(raw_ostream &OS, const ScoreReport &R) {
   }
   for (const SetScore &S : R.Sets) {
     OS << "\n## Set `" << S.Name << "` (" << modeLabel(S) << ")\n\n";
-    OS << S.Results << " of " << S.Problems.size()
-       << " problems have results, " << S.Scored << " scored above 0, "
-       << S.Suspicious << " suspicious. Results: ";
+    OS << S.Results << " of " << S.Problems.size() << " problems have results, "
+       << S.Scored << " scored above 0, " << S.Suspicious
+       << " suspicious. Results: ";
     for (size_t I = 0; I < S.ResultFiles.size(); ++I)
       OS << (I ? ", `" : "`") << S.ResultFiles[I] << "`";
     if (!S.LintFile.empty())
@@ -326,18 +329,18 @@ json::Value atrex::score::toJSON(const ScoreReport &R) {
   json::Array Problems;
   for (const SuiteProblem &P : R.Problems) {
     const Roofline &Roof = P.Rooflines.at(R.Gpu);
-    Problems.push_back(json::Object{
-        {"id", P.Id},
-        {"operator", P.Operator},
-        {"phase", P.Phase},
-        {"weight", R.Weights.at(P.Id)},
-        {"regime", Roof.Regime},
-        {"ceiling", Roof.Ceiling},
-        {"intensity", Roof.Intensity},
-        {"flops_total", Roof.FlopsTotal},
-        {"bytes", Roof.Bytes},
-        {"t_roofline_s", Roof.TRooflineS},
-        {"t_roofline_datasheet_s", Roof.TDatasheetS}});
+    Problems.push_back(
+        json::Object{{"id", P.Id},
+                     {"operator", P.Operator},
+                     {"phase", P.Phase},
+                     {"weight", R.Weights.at(P.Id)},
+                     {"regime", Roof.Regime},
+                     {"ceiling", Roof.Ceiling},
+                     {"intensity", Roof.Intensity},
+                     {"flops_total", Roof.FlopsTotal},
+                     {"bytes", Roof.Bytes},
+                     {"t_roofline_s", Roof.TRooflineS},
+                     {"t_roofline_datasheet_s", Roof.TDatasheetS}});
   }
   json::Array Sets;
   for (const SetScore &S : R.Sets) {
@@ -379,12 +382,16 @@ json::Value atrex::score::toJSON(const ScoreReport &R) {
                       {"results", P.ResultCount}};
       if (P.Result) {
         const GateResult &G = *P.Result;
-        PO["result"] = json::Object{
-            {"file", G.File},         {"line", G.Line},
-            {"status", G.Status},     {"stage", G.Stage},
-            {"verdict", G.Verdict},   {"reason", G.Reason},
-            {"started_at", G.StartedAt}, {"gpu", G.Gpu},
-            {"submission", G.SubmissionName}, {"source", G.Source}};
+        PO["result"] = json::Object{{"file", G.File},
+                                    {"line", G.Line},
+                                    {"status", G.Status},
+                                    {"stage", G.Stage},
+                                    {"verdict", G.Verdict},
+                                    {"reason", G.Reason},
+                                    {"started_at", G.StartedAt},
+                                    {"gpu", G.Gpu},
+                                    {"submission", G.SubmissionName},
+                                    {"source", G.Source}};
       } else {
         PO["result"] = nullptr;
       }
@@ -407,10 +414,9 @@ json::Value atrex::score::toJSON(const ScoreReport &R) {
         {"regimes", std::move(Regimes)},
         {"correctness_rate", S.CorrectnessRate},
         {"pass_rate", S.PassRate},
-        {"adoption",
-         json::Object{{"static", opt(S.StaticAdoption)},
-                      {"dynamic", S.DynamicAdoption},
-                      {"both", opt(S.BothAdoption)}}},
+        {"adoption", json::Object{{"static", opt(S.StaticAdoption)},
+                                  {"dynamic", S.DynamicAdoption},
+                                  {"both", opt(S.BothAdoption)}}},
         {"counts", json::Object{{"problems", S.Problems.size()},
                                 {"results", S.Results},
                                 {"missing", S.Missing.size()},
@@ -430,15 +436,14 @@ json::Value atrex::score::toJSON(const ScoreReport &R) {
   return json::Object{
       {"schema", "atrex-score/1"},
       {"suite", R.Suite},
-      {"sealed",
-       json::Object{{"path", R.SealedPath},
-                    {"commitment", R.Commitment},
-                    {"public", R.PublicPath.empty()
-                                   ? json::Value(nullptr)
-                                   : json::Value(R.PublicPath)},
-                    {"verified", !R.PublicPath.empty()},
-                    {"weights", R.WeightsPath},
-                    {"weights_source", R.WeightsSource}}},
+      {"sealed", json::Object{{"path", R.SealedPath},
+                              {"commitment", R.Commitment},
+                              {"public", R.PublicPath.empty()
+                                             ? json::Value(nullptr)
+                                             : json::Value(R.PublicPath)},
+                              {"verified", !R.PublicPath.empty()},
+                              {"weights", R.WeightsPath},
+                              {"weights_source", R.WeightsSource}}},
       {"gpu", R.Gpu},
       {"gpu_selected_by", R.GpuSelectedBy},
       {"hardware", std::move(Hw)},

@@ -90,9 +90,8 @@ ResultsFile atrex::score::parseResults(StringRef Name, StringRef Text) {
       continue;
     Expected<GateResult> R = parseResultLine(Line);
     if (!R) {
-      F.Errors.push_back((Name + ":" + Twine(LineNo) + ": " +
-                          toString(R.takeError()))
-                             .str());
+      F.Errors.push_back(
+          (Name + ":" + Twine(LineNo) + ": " + toString(R.takeError())).str());
       continue;
     }
     R->File = Name.str();
@@ -118,8 +117,9 @@ atrex::score::parseLintReport(StringRef Name, StringRef Text) {
   if (!Root)
     return err("'" + Name + "': not a JSON object");
   if (Root->getString("tool") != std::optional<StringRef>("atrex-lint"))
-    return err("'" + Name + "': not an atrex-lint report (\"tool\" is not "
-                            "\"atrex-lint\")");
+    return err("'" + Name +
+               "': not an atrex-lint report (\"tool\" is not "
+               "\"atrex-lint\")");
   std::optional<int64_t> V = Root->getInteger("schema_version");
   if (V != std::optional<int64_t>(1))
     return err("'" + Name + "': unsupported atrex-lint schema_version " +

@@ -240,9 +240,8 @@ static SetScore scoreSet(const ScoreReport &Rep, const SubmissionSet &Set,
     S.Problems.push_back(std::move(PS));
   }
   for (const std::string &Src : UnmatchedSources)
-    S.Warnings.push_back("no submission of '" + Set.LintFile +
-                         "' matches '" + Src +
-                         "'; its static verdict is unknown");
+    S.Warnings.push_back("no submission of '" + Set.LintFile + "' matches '" +
+                         Src + "'; its static verdict is unknown");
 
   // Phase weights, and the aggregates.
   std::map<std::string, double> PhaseW;

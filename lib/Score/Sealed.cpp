@@ -144,8 +144,8 @@ static Expected<Roofline> parseRoofline(const json::Object &O,
                            "number or null");
       R.TMeasuredS = *N;
     }
-  R.Ceiling = O.getString("ceiling").value_or(R.TMeasuredS ? "measured"
-                                                            : "datasheet")
+  R.Ceiling = O.getString("ceiling")
+                  .value_or(R.TMeasuredS ? "measured" : "datasheet")
                   .str();
   if (R.Ceiling != "measured" && R.Ceiling != "datasheet")
     return err(Where + ": \"ceiling\" is \"" + R.Ceiling +
@@ -218,8 +218,8 @@ Expected<SealedBundle> atrex::score::parseSealed(StringRef Name,
       if (!RO)
         return err(Where + ": roofline \"" + KV.first.str() +
                    "\" is not an object");
-      auto R = parseRoofline(*RO, Where + ": roofline \"" + KV.first.str() +
-                                      "\"");
+      auto R =
+          parseRoofline(*RO, Where + ": roofline \"" + KV.first.str() + "\"");
       if (!R)
         return R.takeError();
       P.Rooflines[KV.first.str()] = std::move(*R);
@@ -274,8 +274,8 @@ Error atrex::score::parseWeights(SealedBundle &B, StringRef Name,
   for (const SuiteProblem &P : B.Problems) {
     auto It = B.Weights.find(P.Id);
     if (It == B.Weights.end())
-      B.Warnings.push_back(("problem '" + P.Id + "' has no weight in '" +
-                            Name + "'; it counts with weight 0")
+      B.Warnings.push_back(("problem '" + P.Id + "' has no weight in '" + Name +
+                            "'; it counts with weight 0")
                                .str());
     else
       Sum += It->second;

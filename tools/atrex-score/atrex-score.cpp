@@ -20,9 +20,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -149,7 +149,8 @@ int main(int argc, char **argv) {
       ExitOnErr(err("--lint names set '" + Name + "', which no --set gives"));
     SubmissionSet &S = Sets[It->second];
     if (S.Lint)
-      ExitOnErr(err("set '" + Name + "' has two --lint options (give several "
+      ExitOnErr(err("set '" + Name +
+                    "' has two --lint options (give several "
                     "reports as NAME=a.json,b.json)"));
     S.Lint.emplace();
     SmallVector<StringRef> Paths;

@@ -1,4 +1,5 @@
-//===- Report.h - score reports: text, Markdown, JSON, HTML ------*- C++ -*-===//
+//===- Report.h - score reports: text, Markdown, JSON, HTML ------*- C++
+//-*-===//
 //
 // Part of atrex. Writers for a ScoreReport; docs/reports.md describes each
 // format, and the JSON schema `atrex-score/1`.

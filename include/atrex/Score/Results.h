@@ -1,4 +1,5 @@
-//===- Results.h - gate results and lint reports as scoring reads -*- C++ -*-===//
+//===- Results.h - gate results and lint reports as scoring reads -*- C++
+//-*-===//
 //
 // Part of atrex. Readers for the two per-submission inputs of scoring: the
 // gate's JSON Lines results (`atrex-gate-result/1`, docs/gate.md) and
@@ -27,8 +28,8 @@ struct GateResult {
   std::string SubmissionName;
   std::string Source;
   std::string SubmissionOperator;
-  std::string Status;  ///< pass, fail, error
-  std::string Stage;   ///< compile, setup, correctness, performance, done
+  std::string Status; ///< pass, fail, error
+  std::string Stage;  ///< compile, setup, correctness, performance, done
   std::string Reason;
   std::string Verdict; ///< adopted, fallback, no-kernel, suspicious, unknown
   std::string Gpu;     ///< env.gpu ("" when the unit did not reach a GPU)

@@ -1,4 +1,5 @@
-//===- Score.h - S_i, per-operator medians, S_agg and rates ------*- C++ -*-===//
+//===- Score.h - S_i, per-operator medians, S_agg and rates ------*- C++
+//-*-===//
 //
 // Part of atrex. Scores submission sets (gate results, optionally lint
 // reports) against a sealed bundle:
@@ -66,9 +67,9 @@ struct OperatorScore {
   std::string Operator;
   unsigned Problems = 0, Results = 0, Correct = 0, Passed = 0, Adopted = 0,
            Scored = 0;
-  double WeightShare = 0;        ///< share of the suite's weight
-  double MedianS = 0;            ///< median of S_i
-  std::optional<double> SAgg;    ///< weighted mean of S_i within the operator
+  double WeightShare = 0;     ///< share of the suite's weight
+  double MedianS = 0;         ///< median of S_i
+  std::optional<double> SAgg; ///< weighted mean of S_i within the operator
   double passRate() const { return Problems ? double(Passed) / Problems : 0; }
 };
 

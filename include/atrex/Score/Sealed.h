@@ -25,12 +25,12 @@ namespace score {
 
 /// One problem's roofline on one GPU (docs/roofline.md).
 struct Roofline {
-  double TRooflineS = 0;          ///< score ceiling (measured where present)
-  double TDatasheetS = 0;         ///< impossibility floor
+  double TRooflineS = 0;  ///< score ceiling (measured where present)
+  double TDatasheetS = 0; ///< impossibility floor
   std::optional<double> TMeasuredS;
-  std::string Ceiling;            ///< "measured" or "datasheet"
-  std::string Regime;             ///< "memory" or "compute"
-  double Intensity = 0;           ///< FLOP per byte
+  std::string Ceiling;  ///< "measured" or "datasheet"
+  std::string Regime;   ///< "memory" or "compute"
+  double Intensity = 0; ///< FLOP per byte
   double FlopsTotal = 0;
   double Bytes = 0;
 };

@@ -1,7 +1,7 @@
 //===- ReportTest.cpp - text, Markdown, JSON and HTML reports -------------===//
 
-#include "ScoreTestUtil.h"
 #include "atrex/Score/Report.h"
+#include "ScoreTestUtil.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
@@ -16,14 +16,14 @@ namespace {
 
 ScoreReport report() {
   SubmissionSet Strict =
-      set("naive", {passed("a", 20), passed("b", 20, "fallback"),
-                    result("c", "fail", "correctness", "unknown", std::nullopt,
-                           false)});
-  SubmissionSet Base = set("production", {passed("a", 10, "no-kernel"),
-                                          passed("b", 40, "fallback"),
-                                          passed("c", 80, "fallback"),
-                                          passed("d", 5, "fallback")},
-                           /*Baseline=*/true);
+      set("naive",
+          {passed("a", 20), passed("b", 20, "fallback"),
+           result("c", "fail", "correctness", "unknown", std::nullopt, false)});
+  SubmissionSet Base =
+      set("production",
+          {passed("a", 10, "no-kernel"), passed("b", 40, "fallback"),
+           passed("c", 80, "fallback"), passed("d", 5, "fallback")},
+          /*Baseline=*/true);
   auto R = computeScores(bundle(), {Strict, Base}, ScoreOptions());
   EXPECT_TRUE(bool(R));
   R->InputErrors.push_back("r.jsonl:7: invalid JSON: x");
@@ -119,12 +119,12 @@ TEST(ReportTest, HTMLIsSelfContained) {
     ++Points;
   EXPECT_EQ(Points, 6u);
   // Points are coloured by verdict.
-  EXPECT_NE(H.find("fill=\"" + verdictColor("adopted").str() +
-                   "\" class=\"pt\""),
-            std::string::npos);
-  EXPECT_NE(H.find("fill=\"" + verdictColor("no-kernel").str() +
-                   "\" class=\"pt\""),
-            std::string::npos);
+  EXPECT_NE(
+      H.find("fill=\"" + verdictColor("adopted").str() + "\" class=\"pt\""),
+      std::string::npos);
+  EXPECT_NE(
+      H.find("fill=\"" + verdictColor("no-kernel").str() + "\" class=\"pt\""),
+      std::string::npos);
 }
 
 TEST(ReportTest, HTMLEscapes) {

@@ -48,16 +48,20 @@ TEST(ResultsTest, LineErrors) {
   };
   EXPECT_EQ(Err(R"({"problem": {"id": "p1"}, "status": "pass"})"),
             "missing \"schema\" (expected \"atrex-gate-result/1\")");
-  EXPECT_EQ(Err(R"({"schema": "atrex-gate-result/2"})"),
-            "schema is \"atrex-gate-result/2\", expected \"atrex-gate-result/1\"");
+  EXPECT_EQ(
+      Err(R"({"schema": "atrex-gate-result/2"})"),
+      "schema is \"atrex-gate-result/2\", expected \"atrex-gate-result/1\"");
   EXPECT_EQ(Err(R"({"schema": "atrex-gate-result/1", "status": "pass"})"),
             "missing \"problem\" object");
-  EXPECT_EQ(Err(R"({"schema": "atrex-gate-result/1", "problem": {"id": "p"}, "status": "ok"})"),
-            "\"status\" must be \"pass\", \"fail\" or \"error\"");
-  EXPECT_EQ(Err(R"({"schema": "atrex-gate-result/1", "problem": {"id": "p"}, "status": "pass", "verdict": "great"})"),
-            "unknown verdict \"great\"");
-  EXPECT_EQ(Err(R"({"schema": "atrex-gate-result/1", "problem": {"id": "p"}, "status": "pass", "performance": {"median_us": -1}})"),
-            "\"performance.median_us\" is not a positive number");
+  EXPECT_EQ(
+      Err(R"({"schema": "atrex-gate-result/1", "problem": {"id": "p"}, "status": "ok"})"),
+      "\"status\" must be \"pass\", \"fail\" or \"error\"");
+  EXPECT_EQ(
+      Err(R"({"schema": "atrex-gate-result/1", "problem": {"id": "p"}, "status": "pass", "verdict": "great"})"),
+      "unknown verdict \"great\"");
+  EXPECT_EQ(
+      Err(R"({"schema": "atrex-gate-result/1", "problem": {"id": "p"}, "status": "pass", "performance": {"median_us": -1}})"),
+      "\"performance.median_us\" is not a positive number");
   EXPECT_EQ(Err("[1]"), "not a JSON object");
   EXPECT_EQ(Err("{").rfind("invalid JSON: ", 0), 0u);
 }
@@ -77,7 +81,8 @@ TEST(ResultsTest, OptionalFields) {
 }
 
 TEST(ResultsTest, MalformedLineKeepsTheOthers) {
-  std::string Text = oneLine(Line) + "\n\n{\"schema\": \"atrex-gate-result/1\", \n" +
+  std::string Text = oneLine(Line) +
+                     "\n\n{\"schema\": \"atrex-gate-result/1\", \n" +
                      oneLine(Line) + "\r\n";
   ResultsFile F = parseResults("r.jsonl", Text);
   ASSERT_EQ(F.Results.size(), 2u);
@@ -92,13 +97,14 @@ TEST(ResultsTest, MalformedLineKeepsTheOthers) {
 TEST(ResultsTest, LoadMissingFile) {
   auto F = loadResults("/nonexistent/atrex/results.jsonl");
   ASSERT_FALSE(bool(F));
-  EXPECT_EQ(toString(F.takeError()).rfind(
-                "cannot read '/nonexistent/atrex/results.jsonl': ", 0),
+  EXPECT_EQ(toString(F.takeError())
+                .rfind("cannot read '/nonexistent/atrex/results.jsonl': ", 0),
             0u);
 }
 
 TEST(ResultsTest, LintReport) {
-  auto L = parseLintReport("lint.json", R"({"tool": "atrex-lint", "schema_version": 1,
+  auto L = parseLintReport("lint.json",
+                           R"({"tool": "atrex-lint", "schema_version": 1,
     "submissions": [{"path": "k.cu", "files": ["/abs/k.cu"], "verdict": "fallback",
                      "entries": ["gemm_bf16"]}]})");
   ASSERT_TRUE(bool(L)) << toString(L.takeError());
@@ -106,12 +112,15 @@ TEST(ResultsTest, LintReport) {
   EXPECT_EQ((*L)[0].Verdict, "fallback");
   EXPECT_EQ((*L)[0].Files[0], "/abs/k.cu");
   EXPECT_EQ((*L)[0].Entries[0], "gemm_bf16");
-  auto Bad = parseLintReport("lint.json",
-                             R"({"tool": "atrex-lint", "schema_version": 2, "submissions": []})");
+  auto Bad = parseLintReport(
+      "lint.json",
+      R"({"tool": "atrex-lint", "schema_version": 2, "submissions": []})");
   ASSERT_FALSE(bool(Bad));
-  EXPECT_EQ(toString(Bad.takeError()),
-            "'lint.json': unsupported atrex-lint schema_version 2 (expected 1)");
-  Bad = parseLintReport("lint.json", R"({"tool": "other", "schema_version": 1})");
+  EXPECT_EQ(
+      toString(Bad.takeError()),
+      "'lint.json': unsupported atrex-lint schema_version 2 (expected 1)");
+  Bad =
+      parseLintReport("lint.json", R"({"tool": "other", "schema_version": 1})");
   ASSERT_FALSE(bool(Bad));
   EXPECT_EQ(toString(Bad.takeError()),
             "'lint.json': not an atrex-lint report (\"tool\" is not "
@@ -123,14 +132,16 @@ TEST(ResultsTest, MatchLint) {
       {"/w/sets/a/rms.cu", {"/w/sets/a/rms.cu"}, "adopted", {"rms_norm"}},
       {"/w/sets/b/rms.cu", {"/w/sets/b/rms.cu"}, "fallback", {"rms_norm"}},
       {"gemm.cu", {"/elsewhere/gemm.cu"}, "adopted", {"gemm_bf16"}},
-      {"silu_sub", {"/x/silu.cu", "/x/bind.cpp"}, "fallback",
+      {"silu_sub",
+       {"/x/silu.cu", "/x/bind.cpp"},
+       "fallback",
        {"silu_and_mul"}}};
   GateResult R;
   R.Source = "/w/sets/b/rms.cu"; // exact
   EXPECT_EQ(matchLint(Lint, R), &Lint[1]);
   R.Source = "sets/a/rms.cu"; // path-component suffix
   EXPECT_EQ(matchLint(Lint, R), &Lint[0]);
-  R.Source = "other/rms.cu"; // two files named rms.cu: ambiguous
+  R.Source = "other/rms.cu";         // two files named rms.cu: ambiguous
   R.SubmissionOperator = "rms_norm"; // and two entries rms_norm
   EXPECT_EQ(matchLint(Lint, R), nullptr);
   R.Source = "examples/gemm.cu"; // file name

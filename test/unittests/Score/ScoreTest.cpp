@@ -1,7 +1,7 @@
 //===- ScoreTest.cpp - S_i edge cases, S_agg, medians, rates, GPU choice --===//
 
-#include "ScoreTestUtil.h"
 #include "atrex/Score/Score.h"
+#include "ScoreTestUtil.h"
 
 #include "gtest/gtest.h"
 
@@ -49,12 +49,11 @@ TEST(ScoreTest, RatioAndCap) {
 
 TEST(ScoreTest, FailuresScoreZero) {
   ScoreReport R = scoreOne(set(
-      "s", {result("a", "fail", "compile", "unknown", std::nullopt,
-                   std::nullopt),
-            result("b", "fail", "correctness", "adopted", std::nullopt, false),
-            result("c", "error", "setup", "unknown", std::nullopt,
-                   std::nullopt),
-            result("d", "fail", "performance", "adopted", 6.0, true)}));
+      "s",
+      {result("a", "fail", "compile", "unknown", std::nullopt, std::nullopt),
+       result("b", "fail", "correctness", "adopted", std::nullopt, false),
+       result("c", "error", "setup", "unknown", std::nullopt, std::nullopt),
+       result("d", "fail", "performance", "adopted", 6.0, true)}));
   const SetScore &S = R.Sets[0];
   EXPECT_EQ(byId(S, "a").ZeroReason, "compile");
   EXPECT_FALSE(byId(S, "a").Correct);
@@ -84,11 +83,11 @@ TEST(ScoreTest, Suspicious) {
   // a: the gate's verdict. b: 15 us is below b's 16 us datasheet floor, the
   // gate said adopted: recomputed as suspicious, also for a baseline.
   for (bool Baseline : {false, true}) {
-    ScoreReport R = scoreOne(
-        set("s",
-            {result("a", "fail", "performance", "suspicious", 7.0),
-             passed("b", 15.0)},
-            Baseline));
+    ScoreReport R =
+        scoreOne(set("s",
+                     {result("a", "fail", "performance", "suspicious", 7.0),
+                      passed("b", 15.0)},
+                     Baseline));
     const SetScore &S = R.Sets[0];
     EXPECT_EQ(byId(S, "a").ZeroReason, "suspicious");
     EXPECT_TRUE(byId(S, "a").Suspicious);
@@ -102,10 +101,9 @@ TEST(ScoreTest, Suspicious) {
 }
 
 TEST(ScoreTest, DelegationZeroedUnlessBaseline) {
-  std::vector<GateResult> Rs = {passed("a", 20, "fallback"),
-                                passed("b", 40, "no-kernel"),
-                                passed("c", 80, "unknown"),
-                                passed("d", 10, "adopted")};
+  std::vector<GateResult> Rs = {
+      passed("a", 20, "fallback"), passed("b", 40, "no-kernel"),
+      passed("c", 80, "unknown"), passed("d", 10, "adopted")};
   ScoreReport Strict = scoreOne(set("s", Rs));
   const SetScore &S = Strict.Sets[0];
   EXPECT_EQ(byId(S, "a").ZeroReason, "verdict");
@@ -143,14 +141,13 @@ TEST(ScoreTest, DuplicatesTakeLatestStartedAt) {
   // The later line started earlier: the earlier line (12:00) wins over it
   // (11:00); for equal started_at the last given wins.
   ScoreReport R = scoreOne(set(
-      "s", {result("a", "pass", "done", "adopted", 20, true,
-                   "2026-11-29T12:00:00Z"),
-            result("a", "fail", "correctness", "unknown", std::nullopt, false,
-                   "2026-11-29T11:00:00Z"),
-            result("b", "pass", "done", "adopted", 40, true,
-                   "2026-11-29T12:00:00Z"),
-            result("b", "pass", "done", "adopted", 20, true,
-                   "2026-11-29T12:00:00Z")}));
+      "s",
+      {result("a", "pass", "done", "adopted", 20, true, "2026-11-29T12:00:00Z"),
+       result("a", "fail", "correctness", "unknown", std::nullopt, false,
+              "2026-11-29T11:00:00Z"),
+       result("b", "pass", "done", "adopted", 40, true, "2026-11-29T12:00:00Z"),
+       result("b", "pass", "done", "adopted", 20, true,
+              "2026-11-29T12:00:00Z")}));
   const SetScore &S = R.Sets[0];
   EXPECT_EQ(byId(S, "a").ResultCount, 2u);
   EXPECT_DOUBLE_EQ(byId(S, "a").S, 0.5);
@@ -217,8 +214,8 @@ TEST(ScoreTest, ProblemWithoutWeightAndEmptyPart) {
 TEST(ScoreTest, PerOperatorMedianAndPassRate) {
   // rms_norm: a 0.5, b 0 (fallback) -> median 0.25. gemm_bf16: c 0.5,
   // d missing -> median 0.25; pass rate 1/2.
-  ScoreReport R = scoreOne(
-      set("s", {passed("a", 20), passed("b", 20, "fallback"), passed("c", 80)}));
+  ScoreReport R = scoreOne(set(
+      "s", {passed("a", 20), passed("b", 20, "fallback"), passed("c", 80)}));
   const SetScore &S = R.Sets[0];
   ASSERT_EQ(S.Operators.size(), 2u);
   const OperatorScore &Gemm = S.Operators[0], &Norm = S.Operators[1];
@@ -275,8 +272,9 @@ TEST(ScoreTest, GpuSelection) {
   EXPECT_EQ(By, "option");
   G = selectGpu(B, {}, "B200");
   ASSERT_FALSE(bool(G));
-  EXPECT_EQ(toString(G.takeError()),
-            "no hardware entry 'B200' in the sealed bundle (it has: H20, H200)");
+  EXPECT_EQ(
+      toString(G.takeError()),
+      "no hardware entry 'B200' in the sealed bundle (it has: H20, H200)");
   // Results from two GPUs of the bundle.
   GateResult Other = passed("b", 10);
   Other.Gpu = "NVIDIA H20";
@@ -305,8 +303,8 @@ TEST(ScoreTest, MissingRooflineForGpu) {
 }
 
 TEST(ScoreTest, DuplicateSetNames) {
-  auto R = computeScores(bundle(), {set("s", {}), set("s", {})},
-                         ScoreOptions());
+  auto R =
+      computeScores(bundle(), {set("s", {}), set("s", {})}, ScoreOptions());
   ASSERT_FALSE(bool(R));
   EXPECT_EQ(toString(R.takeError()), "submission set 's' is given twice");
 }

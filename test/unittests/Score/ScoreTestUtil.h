@@ -62,11 +62,11 @@ inline SealedBundle bundle() {
   return B;
 }
 
-inline GateResult result(const std::string &Id, const std::string &Status,
-                         const std::string &Stage, const std::string &Verdict,
-                         std::optional<double> MedianUs,
-                         std::optional<bool> Correct = true,
-                         const std::string &StartedAt = "2026-11-29T12:00:00Z") {
+inline GateResult
+result(const std::string &Id, const std::string &Status,
+       const std::string &Stage, const std::string &Verdict,
+       std::optional<double> MedianUs, std::optional<bool> Correct = true,
+       const std::string &StartedAt = "2026-11-29T12:00:00Z") {
   GateResult R;
   R.File = "r.jsonl";
   R.ProblemId = Id;

@@ -40,7 +40,8 @@ std::string errorOf(Error E) { return toString(std::move(E)); }
 
 TEST(SealedTest, Commitment) {
   EXPECT_EQ(sha256Commitment("abc"),
-            "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+            "sha256:"
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
 TEST(SealedTest, Parse) {
@@ -104,7 +105,8 @@ TEST(SealedTest, BadProblems) {
     ASSERT_FALSE(bool(B)) << From.str();
     EXPECT_EQ(errorOf(B.takeError()), Message.str());
   };
-  Check("\"id\": \"p2\"", "\"id\": \"p1\"", "'s.json': problem 'p1' appears twice");
+  Check("\"id\": \"p2\"", "\"id\": \"p1\"",
+        "'s.json': problem 'p1' appears twice");
   Check("\"phase\": \"decode\"", "\"phase\": \"mixed\"",
         "'s.json': problem 'p1': \"phase\" must be \"prefill\" or \"decode\"");
   Check("\"regime\": \"memory\"", "\"regime\": \"latency\"",
@@ -123,8 +125,8 @@ TEST(SealedTest, Weights) {
   ASSERT_TRUE(bool(B));
   std::string C = B->Commitment;
   // Unknown ids warn; problems without weight warn and weigh 0.
-  ASSERT_FALSE(bool(parseWeights(*B, "w.json",
-                                 weights(C, R"({"p1": 2, "zz": 1})"))));
+  ASSERT_FALSE(
+      bool(parseWeights(*B, "w.json", weights(C, R"({"p1": 2, "zz": 1})"))));
   EXPECT_EQ(B->Weights.size(), 1u);
   ASSERT_EQ(B->Warnings.size(), 2u);
   EXPECT_EQ(B->Warnings[0],
@@ -134,15 +136,15 @@ TEST(SealedTest, Weights) {
             "problem 'p2' has no weight in 'w.json'; it counts with weight 0");
 
   auto B2 = parseSealed("sealed.json", Sealed);
-  EXPECT_EQ(errorOf(parseWeights(*B2, "w.json",
-                                 weights("sha256:ab", R"({"p1": 1})"))),
-            "'w.json' is for the sealed bundle sha256:ab but 'sealed.json' is " +
-                C);
+  EXPECT_EQ(
+      errorOf(
+          parseWeights(*B2, "w.json", weights("sha256:ab", R"({"p1": 1})"))),
+      "'w.json' is for the sealed bundle sha256:ab but 'sealed.json' is " + C);
   EXPECT_EQ(errorOf(parseWeights(*B2, "w.json", weights(C, R"({"p1": -1})"))),
             "'w.json': weight of 'p1' is not a non-negative number");
-  EXPECT_EQ(errorOf(parseWeights(*B2, "w.json",
-                                 weights(C, R"({"p1": 0, "p2": 0})"))),
-            "'w.json': the weights of the suite's problems sum to 0");
+  EXPECT_EQ(
+      errorOf(parseWeights(*B2, "w.json", weights(C, R"({"p1": 0, "p2": 0})"))),
+      "'w.json': the weights of the suite's problems sum to 0");
   std::string V2 = weights(C, "{}");
   V2.replace(V2.find("\"version\": 1"), 12, "\"version\": 2");
   EXPECT_EQ(errorOf(parseWeights(*B2, "w.json", V2)),
@@ -165,8 +167,8 @@ TEST(SealedTest, LoadAndVerifyPublic) {
   std::string C = sha256Commitment(Sealed);
   Write("sealed.json", Sealed);
   Write("weights.json", weights(C, R"({"p1": 1, "p2": 3})"));
-  std::string Good = Write("public.json", "{\"sealed_commitment\": \"" + C +
-                                              "\"}");
+  std::string Good =
+      Write("public.json", "{\"sealed_commitment\": \"" + C + "\"}");
   std::string Bad = Write("bad.json", "{\"sealed_commitment\": \"sha256:00\"}");
   auto B = loadSealedBundle(Dir);
   ASSERT_TRUE(bool(B)) << toString(B.takeError());
@@ -174,10 +176,10 @@ TEST(SealedTest, LoadAndVerifyPublic) {
   EXPECT_FALSE(bool(verifyPublicCommitment(*B, Dir)));
   EXPECT_FALSE(bool(verifyPublicCommitment(*B, Good)));
   std::string E = errorOf(verifyPublicCommitment(*B, Bad));
-  EXPECT_EQ(E.rfind("commitment mismatch: '" + Bad +
-                        "' commits to sha256:00 but '",
-                    0),
-            0u)
+  EXPECT_EQ(
+      E.rfind("commitment mismatch: '" + Bad + "' commits to sha256:00 but '",
+              0),
+      0u)
       << E;
   EXPECT_NE(E.find("; refusing to score"), std::string::npos);
   sys::fs::remove_directories(Dir);
