@@ -33,10 +33,10 @@ static std::pair<at::Tensor, at::Tensor> quant128(const at::Tensor &x) {
 }
 
 // (aq * sa) (wq * sw)^T with sa [m, k/128], sw [n/128, k/128], in `dtype`
-// (bf16 or fp32). cuBLASLt's block-scaled fp8 GEMM where it takes the shape
-// (and, for fp32 results, where it offers them: `try_fp32` is cleared after the
-// first refusal so that one call throws at most once), else the operands are
-// dequantized in fp32 as the reference does and multiplied in fp32.
+// (bf16 or fp32). cuBLASLt's block-scaled fp8 GEMM when `try_scaled` is set
+// and the shape suits it (`try_scaled` is cleared at the first refusal, so one
+// call throws at most once), else the operands are dequantized in fp32 as the
+// reference does and multiplied in fp32 (cuBLAS SGEMM).
 static at::Tensor block_mm(const at::Tensor &aq, const at::Tensor &sa, const at::Tensor &wq,
                            const at::Tensor &sw, at::ScalarType dtype, bool &try_scaled) {
   int64_t m = aq.size(0), k = aq.size(1), n = wq.size(0);
