@@ -434,7 +434,6 @@ int main(int argc, char **argv) {
     trace("generate");
     TensorMap inA = generateInputs(*w.spec, w.shape, mix(seed, 1), w.device);
     trace("generated");
-    TensorMap scalars = scalarsOf(*w.spec, inA);
     Args prev;
     // Every trial's buffers stay alive to the end of the stage, so that "new
     // buffers" really are at new addresses.
@@ -467,6 +466,11 @@ int main(int argc, char **argv) {
         a = w.makeArgs(in);
       }
       trace("trial " + std::to_string(t) + " " + kind + ": bind");
+      // Scalars derived from the inputs (max_seqlen of cu_seqlens, ...) come
+      // from this trial's inputs: a stale max_seqlen from another draw made
+      // honest kernels read past the longest sequence (regression test:
+      // GpuGate.ScalarsFollowEachTrialsInputs).
+      TensorMap scalars = scalarsOf(*w.spec, in);
       w.bind(a, scalars);
       TensorMap before = w.snapshot(a, scalars);
       trace("trial " + std::to_string(t) + ": call");
@@ -548,7 +552,6 @@ int main(int argc, char **argv) {
     // Rotated input sets covering several times the L2.
     int64_t setBytes = 0;
     TensorMap probe = generateInputs(*w.spec, w.shape, mix(seed, 100), w.device);
-    TensorMap scalars = scalarsOf(*w.spec, probe);
     for (const ArgSpec &arg : w.spec->args)
       if (!Worker::isScalar(arg)) {
         auto dims = arg.shape(w.shape);
@@ -564,11 +567,12 @@ int main(int argc, char **argv) {
     while (rotations > 2 && rotations * setBytes > (20LL << 30))
       --rotations;
     std::vector<Args> sets(rotations);
-    std::vector<TensorMap> setInputs(rotations);
+    std::vector<TensorMap> setInputs(rotations), setScalars(rotations);
     for (int r = 0; r < rotations; ++r) {
       setInputs[r] = r == 0 ? probe : generateInputs(*w.spec, w.shape, mix(seed, 100 + r), w.device);
+      setScalars[r] = scalarsOf(*w.spec, setInputs[r]);
       sets[r] = w.makeArgs(setInputs[r]);
-      w.bind(sets[r], scalars);
+      w.bind(sets[r], setScalars[r]);
     }
     // The L2 flush *reads* a buffer four times the L2 (zeroed once): L2 is
     // left holding clean lines. Writing it before every call (zero_) left up
@@ -680,7 +684,7 @@ int main(int argc, char **argv) {
       if (doCheck) {
         // Restore in/out tensors to the set's inputs, poison outputs.
         w.refill(a, setInputs[r]);
-        before = w.snapshot(a, scalars);
+        before = w.snapshot(a, setScalars[r]);
       }
       at::sum_out(flushSink, flush);
       cudaCtxResetPersistingL2Cache();

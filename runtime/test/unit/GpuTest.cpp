@@ -62,3 +62,29 @@ TEST(GpuGate, HonestExampleIsAdopted) {
   EXPECT_EQ(r.getString("status", ""), "pass") << r.dump();
   EXPECT_EQ(r.getString("verdict", ""), "adopted") << r.dump();
 }
+
+// Regression: scalars derived from the inputs (max_seqlen) were computed once
+// from trial 0's inputs and passed with every later draw; a kernel bounded by
+// max_seqlen then read past (or stopped short of) the longest sequence.
+TEST(GpuGate, ScalarsFollowEachTrialsInputs) {
+  REQUIRE_GPU();
+  namespace fs = std::filesystem;
+  std::string dir = ::testing::TempDir() + "/atrex-gpu-scalars";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir + "/plan.json") << R"({"schema":"atrex-gate-plan/1","settings":{"problem_s":120,
+    "max_timed_s":0.3,"trials":4},"submissions":[{"source":")" ATREX_SOURCE_DIR
+    R"(/test/inputs/flash_max_seqlen_check.cu","operator":"flash_attention_prefill",
+    "problems":[{"shape":{"B":3,"T":40,"Hq":4,"Hk":2,"D":64}},{"shape":{"B":5,"T":300,"Hq":4,"Hk":2,"D":64}}]}]})";
+  std::string cmd = std::string(ATREX_BIN_DIR "/atrex-gate --quiet --plan ") + dir +
+                    "/plan.json --out " + dir + "/r.jsonl";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::ifstream in(dir + "/r.jsonl");
+  int lines = 0;
+  for (std::string l; std::getline(in, l); ++lines) {
+    Json r = Json::parse(l);
+    EXPECT_EQ(r.getString("status", ""), "pass") << r.dump();
+    EXPECT_EQ(r.getString("verdict", ""), "fallback") << r.dump();
+  }
+  EXPECT_EQ(lines, 2);
+}
