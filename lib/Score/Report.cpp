@@ -340,7 +340,8 @@ json::Value atrex::score::toJSON(const ScoreReport &R) {
                      {"flops_total", Roof.FlopsTotal},
                      {"bytes", Roof.Bytes},
                      {"t_roofline_s", Roof.TRooflineS},
-                     {"t_roofline_datasheet_s", Roof.TDatasheetS}});
+                     {"t_roofline_datasheet_s", Roof.TDatasheetS},
+                     {"t_floor_s", Roof.floorS()}});
   }
   json::Array Sets;
   for (const SetScore &S : R.Sets) {

@@ -131,7 +131,7 @@ static void scoreProblem(ProblemScore &PS, const SubmissionSet &Set) {
       PS.AchievedFlops = Roof.FlopsTotal / *PS.TMeasuredS;
   }
   PS.Suspicious = R.Verdict == "suspicious" ||
-                  (PS.TMeasuredS && *PS.TMeasuredS < Roof.TDatasheetS);
+                  (PS.TMeasuredS && *PS.TMeasuredS < Roof.floorS());
   auto Zero = [&](StringRef Why, const Twine &Detail) {
     PS.S = 0;
     PS.ZeroReason = Why.str();
@@ -145,11 +145,11 @@ static void scoreProblem(ProblemScore &PS, const SubmissionSet &Set) {
   if (!PS.Correct)
     return Zero("correctness", "incorrect at " + R.Stage + Reason);
   if (PS.Suspicious) {
-    if (PS.TMeasuredS && *PS.TMeasuredS < Roof.TDatasheetS)
+    if (PS.TMeasuredS && *PS.TMeasuredS < Roof.floorS())
       return Zero("suspicious",
                   formatv("suspicious: median {0:F3} us is below the "
                           "datasheet floor {1:F3} us",
-                          *PS.TMeasuredS * 1e6, Roof.TDatasheetS * 1e6));
+                          *PS.TMeasuredS * 1e6, Roof.floorS() * 1e6));
     return Zero("suspicious", "suspicious verdict" + Reason);
   }
   if (!PS.Passed)

@@ -136,6 +136,13 @@ static Expected<Roofline> parseRoofline(const json::Object &O,
     return std::move(E);
   if (Error E = Num("bytes", R.Bytes, true))
     return std::move(E);
+  if (const json::Value *F = O.get("t_floor_s"))
+    if (F->kind() != json::Value::Null) {
+      std::optional<double> N = F->getAsNumber();
+      if (!N || *N <= 0)
+        return err(Where + ": \"t_floor_s\" is not a positive number or null");
+      R.TFloorS = *N;
+    }
   if (const json::Value *M = O.get("t_roofline_measured_s"))
     if (M->kind() != json::Value::Null) {
       std::optional<double> N = M->getAsNumber();

@@ -26,13 +26,19 @@ namespace score {
 /// One problem's roofline on one GPU (docs/roofline.md).
 struct Roofline {
   double TRooflineS = 0;  ///< score ceiling (measured where present)
-  double TDatasheetS = 0; ///< impossibility floor
+  double TDatasheetS = 0; ///< datasheet roofline of the expected work
+  /// Datasheet roofline of the least work the gate's inputs can have
+  /// (`t_floor_s`, data-dependent operators); absent: TDatasheetS.
+  std::optional<double> TFloorS;
   std::optional<double> TMeasuredS;
   std::string Ceiling;  ///< "measured" or "datasheet"
   std::string Regime;   ///< "memory" or "compute"
   double Intensity = 0; ///< FLOP per byte
   double FlopsTotal = 0;
   double Bytes = 0;
+
+  /// The impossibility floor: a time below it is suspicious.
+  double floorS() const { return TFloorS.value_or(TDatasheetS); }
 };
 
 struct SuiteProblem {

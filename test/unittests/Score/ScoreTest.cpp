@@ -100,6 +100,23 @@ TEST(ScoreTest, Suspicious) {
   }
 }
 
+TEST(ScoreTest, FloorFromLeastWork) {
+  // With t_floor_s (the least work the gate's inputs can have) the
+  // impossibility floor is it, not the datasheet time of the expected work:
+  // b's floor drops from 16 us to 12 us, so 14 us is fast but possible (S
+  // capped at 1) and 11 us is suspicious.
+  SealedBundle B = bundle();
+  B.Problems[1].Rooflines["H200"].TFloorS = 12e-6;
+  ScoreReport R = scoreOne(set("s", {passed("b", 14)}), B);
+  EXPECT_FALSE(byId(R.Sets[0], "b").Suspicious);
+  EXPECT_DOUBLE_EQ(byId(R.Sets[0], "b").S, 1.0);
+  R = scoreOne(set("s", {passed("b", 11)}), B);
+  EXPECT_TRUE(byId(R.Sets[0], "b").Suspicious);
+  EXPECT_EQ(byId(R.Sets[0], "b").ZeroDetail,
+            "suspicious: median 11.000 us is below the datasheet floor 12.000 "
+            "us");
+}
+
 TEST(ScoreTest, DelegationZeroedUnlessBaseline) {
   std::vector<GateResult> Rs = {
       passed("a", 20, "fallback"), passed("b", 40, "no-kernel"),

@@ -22,7 +22,7 @@ const char *const Sealed = R"({"format": "atrex-sealed", "version": 1,
     {"id": "p1", "operator": "rms_norm", "phase": "decode", "shape": {"T": 1},
      "visibility": "public", "provenance": {},
      "roofline": {"H200": {"t_roofline_s": 1e-5, "t_roofline_datasheet_s": 8e-6,
-       "t_roofline_measured_s": 1e-5, "ceiling": "measured", "regime": "memory",
+       "t_roofline_measured_s": 1e-5, "t_floor_s": 6e-6, "ceiling": "measured", "regime": "memory",
        "intensity": 0.5, "flops_total": 100, "bytes": 200}}},
     {"id": "p2", "operator": "gemm_bf16", "phase": "prefill",
      "visibility": "hidden",
@@ -57,6 +57,8 @@ TEST(SealedTest, Parse) {
   EXPECT_DOUBLE_EQ(R1.TRooflineS, 1e-5);
   EXPECT_DOUBLE_EQ(R1.TDatasheetS, 8e-6);
   EXPECT_EQ(R1.Regime, "memory");
+  EXPECT_DOUBLE_EQ(R1.floorS(), 6e-6);
+  EXPECT_DOUBLE_EQ(P2.Rooflines.at("H200").floorS(), 1e-5);
   EXPECT_EQ(P2.Visibility, "hidden");
   EXPECT_FALSE(P2.Rooflines.at("H200").TMeasuredS.has_value());
   EXPECT_EQ(P2.Rooflines.at("H200").Ceiling, "datasheet");
