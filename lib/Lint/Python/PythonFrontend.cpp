@@ -23,6 +23,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -768,6 +769,25 @@ Ref PythonModelBuilder::resolve(PyNode N, FnState &St) {
       return Ref::of(Ref::Tensor);
     case Ref::OwnClass:
       return Ref::of(Ref::OwnInstance, C.S);
+    case Ref::OwnFunction: {
+      // A builder function: `def build(): return load_inline(...)`.
+      std::function<std::optional<unsigned>(PyNode)> Find =
+          [&](PyNode X) -> std::optional<unsigned> {
+        if (X.is("return_statement") && X.numNamed() == 1)
+          if (auto It = ExtByCall.find(X.named(0).startByte());
+              It != ExtByCall.end() && X.named(0).is("call"))
+            return It->second;
+        if (X.is("function_definition") || X.is("class_definition"))
+          return std::nullopt;
+        for (PyNode Ch : X.namedChildren())
+          if (auto R = Find(Ch))
+            return R;
+        return std::nullopt;
+      };
+      if (auto Ext = Find(Funcs[C.S].Def.field("body")))
+        return Ref::of(Ref::Extension, std::to_string(*Ext));
+      return {};
+    }
     default:
       break;
     }
@@ -1211,11 +1231,13 @@ void PythonModelBuilder::chooseEntries(const std::vector<std::string> &Names,
         Mark(F.S);
 }
 
+bool looksHip(const ExtensionInfo &E);
+
 /// The C++ translation unit of one extension: what load_inline compiles,
 /// with `#line` directives mapping every line back to the Python file.
-std::string buildUnit(const ExtensionInfo &E, StringRef PyPath) {
+std::string buildUnit(const ExtensionInfo &E, StringRef PyPath, bool Hip) {
   std::string Out;
-  bool Cuda = !E.CudaSources.empty();
+  bool Cuda = !E.CudaSources.empty() && !Hip;
   Out += "#include <torch/extension.h>\n";
   if (Cuda)
     Out += "#include <torch/types.h>\n#include <cuda.h>\n"
@@ -1254,10 +1276,13 @@ std::string buildUnit(const ExtensionInfo &E, StringRef PyPath) {
   return Out;
 }
 
+/// HIP sources (KernelBench's ROCm prompts put HIP kernels in cpp_sources
+/// and compile them with CXX=hipcc).
 bool looksHip(const ExtensionInfo &E) {
-  for (const PyString &S : E.CudaSources)
-    if (StringRef(S.Text).contains("hip/hip_runtime.h"))
-      return true;
+  for (const auto *List : {&E.CudaSources, &E.CppSources})
+    for (const PyString &S : *List)
+      if (StringRef(S.Text).contains("hip/hip_runtime.h"))
+        return true;
   return false;
 }
 
@@ -1319,12 +1344,12 @@ SubmissionResult atrex::lint::lintPythonFile(StringRef File, const Policy &P,
       for (char &C : Name)
         if (!isAlnum(C) && C != '_')
           C = '_';
-      std::string Ext = E.CudaSources.empty() ? ".cpp"
-                        : looksHip(E)         ? ".hip"
-                                              : ".cu";
+      std::string Ext = looksHip(E)             ? ".hip"
+                        : E.CudaSources.empty() ? ".cpp"
+                                                : ".cu";
       std::string Path = (Abs + "." + Twine(Index++) + "." + Name + Ext).str();
       Model Sub;
-      ParseCxx(Path, buildUnit(E, Abs), Sub, Rendered);
+      ParseCxx(Path, buildUnit(E, Abs, Ext == ".hip"), Sub, Rendered);
       Sub.Files.clear();
       M.merge(std::move(Sub));
       continue;
