@@ -138,18 +138,20 @@ std::string sanitize(StringRef Text, ArrayRef<Rewrite> Rewrites,
     for (const DenyTerm &T : Terms) {
       if (T.Text.empty())
         continue;
-      size_t At = Lower.find(StringRef(T.Text).lower());
-      if (At == std::string::npos)
-        continue;
-      size_t Open = Lower.rfind('(', At), Close = Lower.find(')', At);
-      if (Open == std::string::npos || Close == std::string::npos ||
-          Lower.find(')', Open) < At)
-        continue;
-      if (Open > 0 && S[Open - 1] == ' ')
-        --Open;
-      S.erase(Open, Close + 1 - Open);
-      Changed = true;
-      break;
+      std::string Term = StringRef(T.Text).lower();
+      for (size_t At = Lower.find(Term); At != std::string::npos && !Changed;
+           At = Lower.find(Term, At + 1)) {
+        size_t Open = Lower.rfind('(', At), Close = Lower.find(')', At);
+        if (Open == std::string::npos || Close == std::string::npos ||
+            Lower.find(')', Open) < At)
+          continue;
+        if (Open > 0 && S[Open - 1] == ' ')
+          --Open;
+        S.erase(Open, Close + 1 - Open);
+        Changed = true;
+      }
+      if (Changed)
+        break;
     }
   }
   return S;
@@ -375,8 +377,8 @@ Error pack(const Suite &S, const OperatorLibrary &Ops,
         {"id", P.Id},
         {"operator", P.Operator},
         {"phase", P.Phase},
-        {"shape", shapeJSON(P.DefShape)},
-        {"entry_shape", shapeJSON(P.EntryShape)},
+        {"shape", shapeJSON(P.EntryShape)},
+        {"definition_shape", shapeJSON(P.DefShape)},
         {"facts", P.Facts},
         {"floor_facts", P.FloorFacts},
         {"visibility", P.Visibility},
@@ -637,9 +639,9 @@ Error verify(StringRef PublicDir, StringRef SealedDir) {
                                S->getString("phase").value_or("") +
                                "' but the card says '" +
                                V->getString("phase").value_or("") + "'");
-        if (shapeOf(S->get("entry_shape")) != shapeOf(V->get("shape")))
-          Fail(SealedPath, "problems[" + Id + "]: entry_shape {" +
-                               shapeString(shapeOf(S->get("entry_shape"))) +
+        if (shapeOf(S->get("shape")) != shapeOf(V->get("shape")))
+          Fail(SealedPath, "problems[" + Id + "]: shape {" +
+                               shapeString(shapeOf(S->get("shape"))) +
                                "} but the card shows {" +
                                shapeString(shapeOf(V->get("shape"))) + "}");
         if (S->getString("visibility") != "public")
@@ -703,7 +705,7 @@ Error refreshWeights(StringRef PublicDir, StringRef SealedDir,
     P.Id = PO->getString("id").value_or("").str();
     P.Operator = PO->getString("operator").value_or("").str();
     P.Phase = PO->getString("phase").value_or("").str();
-    P.DefShape = shapeOf(PO->get("shape"));
+    P.DefShape = shapeOf(PO->get("definition_shape"));
     S.Problems.push_back(std::move(P));
   }
   auto W = traceWeights(S, WeightsFile);

@@ -291,8 +291,9 @@ Expected<ProblemWork> checkProblem(const Problem &P, const OperatorConfig &Op,
       return createStringError("degenerate shape: entry key " + Key + " = " +
                                std::to_string(Value) + " must be positive");
   if (*Entry != P.EntryShape)
-    return createStringError("entry_shape {" + shapeString(P.EntryShape) +
-                             "} does not follow from the shape (expected {" +
+    return createStringError("shape {" + shapeString(P.EntryShape) +
+                             "} does not follow from the definition_shape "
+                             "(expected {" +
                              shapeString(*Entry) + "})");
   if (Spec) {
     std::set<std::string> Keys(Spec->ShapeKeys.begin(), Spec->ShapeKeys.end());
@@ -628,8 +629,9 @@ json::Value toJSON(const Suite &S) {
     Problems.push_back(json::Object{{"id", P.Id},
                                     {"operator", P.Operator},
                                     {"phase", P.Phase},
-                                    {"shape", shapeToJSON(P.DefShape)},
-                                    {"entry_shape", shapeToJSON(P.EntryShape)},
+                                    {"shape", shapeToJSON(P.EntryShape)},
+                                    {"definition_shape",
+                                     shapeToJSON(P.DefShape)},
                                     {"facts", P.Facts},
                                     {"floor_facts", P.FloorFacts},
                                     {"visibility", P.Visibility},
@@ -734,12 +736,13 @@ Expected<Suite> readSuite(StringRef Path, StringRef BaseDir) {
     P.Visibility = PO->getString("visibility").value_or("").str();
     if (P.Id.empty() || P.Operator.empty() || P.Phase.empty())
       return Err(Where, "needs id, operator and phase");
-    auto Def = shapeFromJSON(PO->get("shape"), (Path + ": " + Where + ".shape").str());
+    auto Def = shapeFromJSON(PO->get("definition_shape"),
+                             (Path + ": " + Where + ".definition_shape").str());
     if (!Def)
       return Def.takeError();
     P.DefShape = *Def;
-    auto Entry = shapeFromJSON(PO->get("entry_shape"),
-                               (Path + ": " + Where + ".entry_shape").str());
+    auto Entry = shapeFromJSON(PO->get("shape"),
+                               (Path + ": " + Where + ".shape").str());
     if (!Entry)
       return Entry.takeError();
     P.EntryShape = *Entry;

@@ -257,10 +257,10 @@ static int plan() {
     if (!Floor)
       ExitOnErr(createStringError(SealedPath + ": problems[" + Id +
                                   "].roofline." + Gpu + ": no floor"));
-    const json::Value *Shape = P->get("entry_shape");
+    const json::Value *Shape = P->get("shape");
     if (!Shape)
       ExitOnErr(createStringError(SealedPath + ": problems[" + Id +
-                                  "]: no entry_shape"));
+                                  "]: no shape"));
     json::Object Extra{{"phase", P->getString("phase").value_or("")}};
     if (W.count(Id))
       Extra["weight"] = W[Id];

@@ -7,7 +7,7 @@ data = json.load(open(path))
 if mode == "sealed-shape":
     # A hidden problem's evaluation shape changed after the release.
     p = next(p for p in data["problems"] if p["visibility"] == "hidden")
-    p["entry_shape"]["T" if "T" in p["entry_shape"] else next(iter(p["entry_shape"]))] += 1
+    p["shape"]["T" if "T" in p["shape"] else next(iter(p["shape"]))] += 1
 elif mode == "card-shape":
     card = data["cards"][0]
     v = card["visible_problems"][0]

@@ -29,7 +29,7 @@ for sub in plan["submissions"]:
         s = by_id[p["id"]]
         assert p["floor_s"] == s["roofline"][gpu]["t_floor_s"]
         assert p["floor_s"] <= s["roofline"][gpu]["t_roofline_datasheet_s"]
-        assert p["shape"] == s["entry_shape"]
+        assert p["shape"] == s["shape"]
         assert p["extra"]["phase"] == s["phase"]
 print("floors and shapes: ok")
 print("seed", plan["settings"]["seed"])

@@ -39,11 +39,13 @@ for p in problems:
     if p["operator"] == "flash_attention_prefill":
         cu = p["facts"]["cu_seqlens"]
         assert cu[0] == 0 and cu[-1] == p["shape"]["T"] and len(cu) == p["shape"]["B"] + 1
+        assert p["shape"] == p["definition_shape"]
     if p["operator"] == "paged_attention_decode":
         lens = p["facts"]["context_lens"]
-        L = p["entry_shape"]["L"]
+        L = p["shape"]["L"]
         assert lens[0] == L and all(1 <= x <= L for x in lens)
-        assert p["shape"]["NB"] == p["shape"]["B"] * p["shape"]["MB"] + 1
+        d = p["definition_shape"]
+        assert d["NB"] == d["B"] * d["MB"] + 1 and L == d["MB"] * d["BS"]
 print("facts for data-dependent operators: ok")
 for p in problems:
     prov = p["provenance"]

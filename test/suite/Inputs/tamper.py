@@ -17,24 +17,24 @@ def first(op):
 if mode == "zero":
     p = first("rms_norm")
     p["shape"]["T"] = 0
-    p["entry_shape"]["T"] = 0
+    p["definition_shape"]["T"] = 0
 elif mode == "topk":
     p = first("topk_softmax")
     p["shape"]["K"] = p["shape"]["E"] + 1
-    p["entry_shape"]["K"] = p["shape"]["K"]
+    p["definition_shape"]["K"] = p["shape"]["K"]
 elif mode == "facts":
     p = first("paged_attention_decode")
     p["facts"]["context_lens"][0] -= 1
 elif mode == "param":
     p = first("gemm_bf16")
-    del p["shape"]["K"]
+    del p["definition_shape"]["K"]
 elif mode == "entry":
     p = first("paged_attention_decode")
-    p["entry_shape"]["L"] += 16
+    p["shape"]["L"] += 16
 elif mode == "divisible":
     p = first("fp8_blockscale_gemm")
     p["shape"]["N"] += 64
-    p["entry_shape"]["N"] += 64
+    p["definition_shape"]["N"] += 64
 elif mode == "weight":
     p = problems[0]
     p["weight"] += 0.5

@@ -28,8 +28,11 @@ TEST(Release, SanitizeDropsParenthesizedProvenance) {
   EXPECT_EQ(sanitize("as DeepSeek-V3 does", {{"DeepSeek-V3", "one model"}},
                      Terms),
             "as one model does");
-  // A term outside parentheses is left for the leak check to report.
+  // A term outside parentheses is left for the leak check to report; a
+  // later one inside parentheses is still dropped.
   EXPECT_EQ(sanitize("DeepSeek order", {}, Terms), "DeepSeek order");
+  EXPECT_EQ(sanitize("DeepSeek order (as in DeepSeek) and (x)", {}, Terms),
+            "DeepSeek order and (x)");
 }
 
 TEST(Release, LeakCheck) {
