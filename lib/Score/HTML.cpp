@@ -448,6 +448,8 @@ void atrex::score::printHTML(raw_ostream &OS, const ScoreReport &R) {
   OS << "<h1>" << esc(Title) << "</h1>\n";
   OS << "<p class=\"meta\">" << R.Problems.size() << " problems; GPU "
      << esc(gpuLine(R)) << "</p>\n";
+  if (R.Scope == "measured")
+    OS << "<p class=\"meta scope\">scope: " << esc(scopeLine(R)) << "</p>\n";
   OS << "<p class=\"meta\">sealed bundle <code>" << esc(R.SealedPath)
      << "</code> " << esc(commitmentLine(R)) << "</p>\n";
   OS << "<p class=\"meta\">weights <code>" << esc(R.WeightsPath) << "</code>"

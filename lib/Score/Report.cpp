@@ -16,6 +16,14 @@ using namespace llvm;
 using namespace atrex::score;
 using namespace atrex::score::rep;
 
+std::string atrex::score::scopeLine(const ScoreReport &R) {
+  char Buf[64];
+  std::snprintf(Buf, sizeof(Buf), "%.1f%%", 100.0 * R.ScopeWeightShare);
+  return std::to_string(R.Problems.size()) + " of " + std::to_string(R.SuiteProblems) +
+         " problems of the suite (those with a result), " + Buf +
+         " of its weight; weights renormalised over them";
+}
+
 std::string atrex::score::rep::num(std::optional<double> V, int Digits) {
   if (!V)
     return "-";
@@ -185,6 +193,8 @@ static void printTextTable(raw_ostream &OS, const Table &T,
 void atrex::score::printText(raw_ostream &OS, const ScoreReport &R) {
   OS << "atrex score: suite " << (R.Suite.empty() ? "-" : R.Suite) << ", "
      << R.Problems.size() << " problems\n";
+  if (R.Scope == "measured")
+    OS << "scope: " << scopeLine(R) << "\n";
   OS << "gpu: " << gpuLine(R) << "\n";
   OS << "sealed bundle: " << R.SealedPath << " " << commitmentLine(R) << "\n";
   OS << "weights: " << R.WeightsPath;
@@ -260,6 +270,8 @@ static void printMdTable(raw_ostream &OS, const Table &T) {
 void atrex::score::printMarkdown(raw_ostream &OS, const ScoreReport &R) {
   OS << "# atrex score: " << (R.Suite.empty() ? "-" : R.Suite) << "\n\n";
   OS << "- problems: " << R.Problems.size() << "\n";
+  if (R.Scope == "measured")
+    OS << "- scope: " << scopeLine(R) << "\n";
   OS << "- GPU: " << gpuLine(R) << "\n";
   OS << "- sealed bundle: `" << R.SealedPath << "` " << commitmentLine(R)
      << "\n";
@@ -445,6 +457,10 @@ json::Value atrex::score::toJSON(const ScoreReport &R) {
                               {"verified", !R.PublicPath.empty()},
                               {"weights", R.WeightsPath},
                               {"weights_source", R.WeightsSource}}},
+      {"scope", json::Object{{"kind", R.Scope},
+                             {"problems", static_cast<int64_t>(R.Problems.size())},
+                             {"suite_problems", static_cast<int64_t>(R.SuiteProblems)},
+                             {"weight_share", R.ScopeWeightShare}}},
       {"gpu", R.Gpu},
       {"gpu_selected_by", R.GpuSelectedBy},
       {"hardware", std::move(Hw)},

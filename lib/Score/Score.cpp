@@ -328,19 +328,40 @@ Expected<ScoreReport> atrex::score::computeScores(const SealedBundle &B,
   Rep.Commitment = B.Commitment;
   Rep.Problems = B.Problems;
   Rep.Warnings = B.Warnings;
+  Rep.SuiteProblems = B.Problems.size();
 
-  double Sum = 0;
-  for (const SuiteProblem &P : B.Problems) {
+  auto weightOf = [&](const SuiteProblem &P) {
     auto It = B.Weights.find(P.Id);
-    if (It != B.Weights.end())
-      Sum += It->second;
-  }
+    return It == B.Weights.end() ? 0.0 : It->second;
+  };
+  double Sum = 0;
+  for (const SuiteProblem &P : B.Problems)
+    Sum += weightOf(P);
   if (!(Sum > 0))
     return err("the weights of the suite's problems sum to 0");
-  for (const SuiteProblem &P : B.Problems) {
-    auto It = B.Weights.find(P.Id);
-    Rep.Weights[P.Id] = It == B.Weights.end() ? 0 : It->second / Sum;
+  if (Opts.MeasuredOnly) {
+    std::set<std::string> Measured;
+    for (const SubmissionSet &S : Sets)
+      for (const GateResult &G : S.Results)
+        Measured.insert(G.ProblemId);
+    std::vector<SuiteProblem> Kept;
+    double KeptSum = 0;
+    for (const SuiteProblem &P : B.Problems)
+      if (Measured.count(P.Id)) {
+        Kept.push_back(P);
+        KeptSum += weightOf(P);
+      }
+    if (Kept.empty())
+      return err("--measured-only: no result names a problem of the suite");
+    if (!(KeptSum > 0))
+      return err("--measured-only: the measured problems have no weight");
+    Rep.Scope = "measured";
+    Rep.ScopeWeightShare = KeptSum / Sum;
+    Rep.Problems = std::move(Kept);
+    Sum = KeptSum;
   }
+  for (const SuiteProblem &P : Rep.Problems)
+    Rep.Weights[P.Id] = weightOf(P) / Sum;
   for (const SubmissionSet &S : Sets)
     Rep.Sets.push_back(scoreSet(Rep, S, Rep.Warnings));
   return std::move(Rep);

@@ -62,6 +62,11 @@ cl::list<std::string>
                  cl::desc("Score set NAME as a baseline: delegation "
                           "(fallback, no-kernel) permitted, labelled so"),
                  cl::value_desc("name"), cl::cat(Category));
+cl::opt<bool> MeasuredOnly(
+    "measured-only",
+    cl::desc("Score only the problems some set has a result for (a partial "
+             "run), weights renormalised over them; reports state the scope"),
+    cl::cat(Category));
 cl::opt<std::string> Gpu("gpu",
                          cl::desc("Hardware entry whose rooflines are used "
                                   "(default: from the results' env.gpu)"),
@@ -171,6 +176,7 @@ int main(int argc, char **argv) {
 
   ScoreOptions Opts;
   Opts.Gpu = Gpu;
+  Opts.MeasuredOnly = MeasuredOnly;
   ScoreReport Report = ExitOnErr(computeScores(Bundle, Sets, Opts));
   Report.PublicPath = PublicPath;
   Report.InputErrors = InputErrors;

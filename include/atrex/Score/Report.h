@@ -16,6 +16,10 @@
 namespace atrex {
 namespace score {
 
+/// "N of M problems of the suite (those with a result), X% of its weight;
+/// weights renormalised over them" for a measured-only report.
+std::string scopeLine(const ScoreReport &R);
+
 void printText(llvm::raw_ostream &OS, const ScoreReport &R);
 void printMarkdown(llvm::raw_ostream &OS, const ScoreReport &R);
 /// The `atrex-score/1` document.

@@ -104,6 +104,10 @@ struct ScoreOptions {
   /// GPU (hardware name of the sealed bundle) whose rooflines are used;
   /// empty: from the results' env.gpu.
   std::string Gpu;
+  /// Score only the problems that some set has a result for, with the weights
+  /// renormalised over them (a partial run); the reports state the scope and
+  /// the share of the suite's weight it covers.
+  bool MeasuredOnly = false;
 };
 
 /// Holds pointers into its own Problems: movable, not copyable.
@@ -122,7 +126,11 @@ struct ScoreReport {
   std::string GpuSelectedBy; ///< "option", "results" or "only-entry"
   Hardware GpuInfo;
   std::vector<SuiteProblem> Problems;
-  std::map<std::string, double> Weights; ///< normalised over the suite
+  std::map<std::string, double> Weights; ///< normalised over the scope
+  /// "suite" (every problem) or "measured" (problems with a result).
+  std::string Scope = "suite";
+  size_t SuiteProblems = 0;    ///< problems of the sealed bundle
+  double ScopeWeightShare = 1; ///< the scope's share of the suite's weight
   std::vector<SetScore> Sets;
   std::vector<std::string> Warnings;
   std::vector<std::string> InputErrors; ///< malformed lines, kept going
