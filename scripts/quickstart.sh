@@ -69,7 +69,7 @@ R=bench/results/sets-2026-11-29/run1
 SCORE=(atrex score bench/sets/bundle/sealed --public bench/sets/bundle/public --gpu H200
        --set "naive=$R/gate-naive.jsonl" --lint "naive=$OUT/lint-naive.json"
        --set "production=$R/gate-production.jsonl" --lint "production=$OUT/lint-production.json"
-       --baseline production)
+       --baseline production --measured-only)  # run 1 is partial: score what ran, scope stated
 for fmt in txt md json html; do
   f=$fmt; [ $fmt = txt ] && f=text
   "${SCORE[@]}" --format "$f" -o "$OUT/report.$fmt"
