@@ -534,7 +534,7 @@ static void parseOne(StringRef File, const CompilationDatabase &DB,
     std::lock_guard<std::mutex> Lock(PCHCache::VirtualM);
     PCHCache::virtualFiles()[File] = Content->str();
   }
-  auto Unmap = make_scope_exit([&] {
+  scope_exit Unmap([&] {
     if (!Content)
       return;
     std::lock_guard<std::mutex> Lock(PCHCache::VirtualM);

@@ -191,7 +191,7 @@ private:
   void visitAssign(PyNode N, FnState &St);
   void bindTarget(PyNode Target, const Ref &V, FnState &St);
   void checkStateWrite(PyNode Target, PyNode Value, FnState &St, bool Augmented);
-  void checkModuleOverride(PyNode Target, FnState *St);
+  void checkModuleOverride(PyNode Target, PyNode Value);
   void addSite(FnState &St, PyNode At, SiteKind K, std::string Name,
                std::string Key = "");
   void walkFunction(PyFunc &F);
@@ -570,7 +570,7 @@ void PythonModelBuilder::scanModule() {
   // everyone (timers, synchronisation, torch functions).
   std::function<void(PyNode)> Overrides = [&](PyNode N) {
     if (N.is("assignment") || N.is("augmented_assignment"))
-      checkModuleOverride(N.field("left"), nullptr);
+      checkModuleOverride(N.field("left"), N.field("right"));
     if (N.is("call") && N.field("function").is("identifier") &&
         N.field("function").text() == "setattr") {
       PyNode Args = N.field("arguments");
@@ -596,8 +596,14 @@ void PythonModelBuilder::scanModule() {
   Overrides(Root);
 }
 
-void PythonModelBuilder::checkModuleOverride(PyNode Target, FnState *) {
+void PythonModelBuilder::checkModuleOverride(PyNode Target, PyNode Value) {
   if (!Target.is("attribute"))
+    return;
+  // Configuration flags (`torch.backends.cudnn.benchmark = True`) set
+  // values, not functions.
+  if (Value && (Value.is("true") || Value.is("false") || Value.is("none") ||
+                Value.is("integer") || Value.is("float") ||
+                Value.is("string") || Value.is("concatenated_string")))
     return;
   std::string Q = qualifiedOf(Target);
   if (Q.empty())
@@ -839,7 +845,6 @@ void PythonModelBuilder::visitCall(PyNode Call, FnState &St) {
   } else {
     C = resolve(Fn, St);
   }
-  StringRef Name = Fn.is("identifier") ? Fn.text() : StringRef();
   if (C.K == Ref::Qualified) {
     StringRef Q = C.S;
     if (Q == "torch.cuda.Stream" || Q == "torch.cuda.streams.Stream" ||
@@ -920,7 +925,6 @@ void PythonModelBuilder::visitCall(PyNode Call, FnState &St) {
             {pos(Call), O.text().str(), "global", true});
     }
   }
-  (void)Name;
 }
 
 void PythonModelBuilder::bindTarget(PyNode Target, const Ref &V, FnState &St) {
@@ -983,7 +987,6 @@ void PythonModelBuilder::visitAssign(PyNode N, FnState &St) {
       addSite(St, N, SiteKind::Call,
               ("at::Tensor::operator" + N.field("operator").text()).str());
   }
-  checkModuleOverride(L, &St);
   checkStateWrite(L, R, St, Augmented);
   if (!R)
     return;
