@@ -416,13 +416,27 @@ private:
       return Pch;
     if (sys::fs::create_directories(Dir))
       return "";
+    // The header is published once, atomically, and never rewritten: a PCH
+    // records its header's mtime, so a second process rewriting the header
+    // while the first one's PCH is in use invalidated it ("file has been
+    // modified since the precompiled header was built", seen with parallel
+    // lit workers). Write a private copy, then hard-link it into place; if
+    // another process won, use its header (same key, same content).
     std::string Hdr = Dir + "/" + Key + ".h";
-    {
-      std::error_code EC;
-      raw_fd_ostream OS(Hdr, EC);
-      if (EC)
+    if (!sys::fs::exists(Hdr)) {
+      std::string HdrTmp =
+          Hdr + ".tmp" + std::to_string(sys::Process::getProcessId());
+      {
+        std::error_code EC;
+        raw_fd_ostream OS(HdrTmp, EC);
+        if (EC)
+          return "";
+        OS << Prefix;
+      }
+      std::error_code LinkEC = sys::fs::create_hard_link(HdrTmp, Hdr);
+      sys::fs::remove(HdrTmp);
+      if (LinkEC && !sys::fs::exists(Hdr))
         return "";
-      OS << Prefix;
     }
     std::string Tmp = Pch + ".tmp" + std::to_string(sys::Process::getProcessId());
     std::vector<std::string> CL;
