@@ -25,46 +25,47 @@
 using namespace llvm;
 using namespace atrex;
 
+static cl::OptionCategory ToolCat("atrex-release options");
 static cl::SubCommand PackCmd("pack", "Write the public and sealed bundles");
 static cl::SubCommand VerifyCmd("verify",
                                 "Check a sealed bundle against a public one");
 static cl::SubCommand RefreshCmd(
     "refresh", "New sealed bundle with refreshed weights, same public bundle");
 
-static cl::opt<std::string> SuitePath("suite", cl::sub(PackCmd),
+static cl::opt<std::string> SuitePath(cl::cat(ToolCat), "suite", cl::sub(PackCmd),
                                       cl::desc("suite.json"),
                                       cl::init("suites/atrex-serve/suite.json"));
 static cl::opt<std::string>
-    SuiteDir("suite-dir", cl::sub(PackCmd),
+    SuiteDir(cl::cat(ToolCat), "suite-dir", cl::sub(PackCmd),
              cl::desc("Directory the suite's relative paths resolve against "
                       "(default: the directory of --suite)"));
-static cl::opt<std::string> PublicDir("public", cl::sub(PackCmd),
+static cl::opt<std::string> PublicDir(cl::cat(ToolCat), "public", cl::sub(PackCmd),
                                       cl::sub(VerifyCmd), cl::sub(RefreshCmd),
                                       cl::desc("Public bundle directory"));
-static cl::opt<std::string> SealedDir("sealed", cl::sub(PackCmd),
+static cl::opt<std::string> SealedDir(cl::cat(ToolCat), "sealed", cl::sub(PackCmd),
                                       cl::sub(VerifyCmd), cl::sub(RefreshCmd),
                                       cl::desc("Sealed bundle directory"));
 static cl::list<std::string>
-    Gpus("gpu", cl::sub(PackCmd),
+    Gpus(cl::cat(ToolCat), "gpu", cl::sub(PackCmd),
          cl::desc("GPU for the rooflines (repeatable; default: every GPU of "
                   "the table with the peaks every problem needs)"));
 static cl::opt<std::string>
-    Weights("weights", cl::sub(PackCmd), cl::sub(RefreshCmd),
+    Weights(cl::cat(ToolCat), "weights", cl::sub(PackCmd), cl::sub(RefreshCmd),
             cl::desc("atrex-weights file (atrex-trace ingest)"));
-static cl::list<std::string> Deny("deny", cl::sub(PackCmd),
+static cl::list<std::string> Deny(cl::cat(ToolCat), "deny", cl::sub(PackCmd),
                                   cl::desc("Extra string the public bundle "
                                            "must not contain (repeatable)"));
 static cl::opt<std::string>
-    DenyList("deny-list", cl::sub(PackCmd),
+    DenyList(cl::cat(ToolCat), "deny-list", cl::sub(PackCmd),
              cl::desc("File of extra strings the public bundle must not "
                       "contain, one a line ('#' comments)"));
-static cl::opt<std::string> Salt("salt", cl::sub(PackCmd),
+static cl::opt<std::string> Salt(cl::cat(ToolCat), "salt", cl::sub(PackCmd),
                                  cl::desc("Fixed salt (hex, >= 32 digits; "
                                           "default: 32 random bytes)"));
-static cl::opt<std::string> Seed("seed", cl::sub(PackCmd),
+static cl::opt<std::string> Seed(cl::cat(ToolCat), "seed", cl::sub(PackCmd),
                                  cl::desc("Fixed evaluation seed (default: "
                                           "random)"));
-static cl::opt<std::string> Output("o", cl::sub(RefreshCmd),
+static cl::opt<std::string> Output(cl::cat(ToolCat), "o", cl::sub(RefreshCmd),
                                    cl::desc("New sealed bundle directory"));
 
 static ExitOnError ExitOnErr("atrex-release: error: ");
@@ -126,6 +127,10 @@ static int pack() {
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
+  cl::HideUnrelatedOptions(ToolCat);
+  cl::HideUnrelatedOptions(ToolCat, PackCmd);
+  cl::HideUnrelatedOptions(ToolCat, VerifyCmd);
+  cl::HideUnrelatedOptions(ToolCat, RefreshCmd);
   cl::ParseCommandLineOptions(argc, argv,
                               "atrex release: public and sealed bundles of "
                               "a suite (docs/release.md)\n");

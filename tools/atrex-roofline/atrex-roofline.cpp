@@ -48,24 +48,25 @@ static std::string dataPath(const cl::opt<std::string> &Opt, const char *Argv0) 
   return llvm::sys::fs::exists(Share) ? std::string(Share) : Opt.getValue();
 }
 
+static cl::OptionCategory ToolCat("atrex-roofline options");
 static cl::opt<std::string>
-    opsDir("ops", cl::desc("Folder of operator definitions (*.mlir)"),
+    opsDir(cl::cat(ToolCat), "ops", cl::desc("Folder of operator definitions (*.mlir)"),
            cl::init("suites/atrex-serve/ops"));
-static cl::opt<std::string> opName("op", cl::desc("Only this operator"));
+static cl::opt<std::string> opName(cl::cat(ToolCat), "op", cl::desc("Only this operator"));
 static cl::opt<std::string>
-    shapeOpt("shape", cl::desc("One problem of --op: K=V,... instead of the "
+    shapeOpt(cl::cat(ToolCat), "shape", cl::desc("One problem of --op: K=V,... instead of the "
                                "operator's atrex.examples"));
 static cl::opt<std::string>
-    factsOpt("facts", cl::desc("Facts of the --shape problem: a JSON file or a "
+    factsOpt(cl::cat(ToolCat), "facts", cl::desc("Facts of the --shape problem: a JSON file or a "
                                "tensor directory of its concrete inputs"));
 static cl::opt<std::string>
-    dtypesOpt("dtypes", cl::desc("Dtype parameters of the --shape problem, "
+    dtypesOpt(cl::cat(ToolCat), "dtypes", cl::desc("Dtype parameters of the --shape problem, "
                                  "e.g. act=f16"));
-static cl::opt<std::string> hwPath("hw", cl::desc("Hardware table"),
+static cl::opt<std::string> hwPath(cl::cat(ToolCat), "hw", cl::desc("Hardware table"),
                                    cl::init("hw/gpus.json"));
-static cl::opt<std::string> gpuOpt("gpu", cl::desc("GPU name or 'all'"),
+static cl::opt<std::string> gpuOpt(cl::cat(ToolCat), "gpu", cl::desc("GPU name or 'all'"),
                                    cl::init("all"));
-static cl::opt<std::string> formatOpt("format", cl::desc("text or json"),
+static cl::opt<std::string> formatOpt(cl::cat(ToolCat), "format", cl::desc("text or json"),
                                       cl::init("text"));
 
 namespace {
@@ -285,6 +286,7 @@ void printText(llvm::raw_ostream &os, const std::vector<atrex::GpuSpec> &gpus,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(ToolCat);
   cl::ParseCommandLineOptions(argc, argv,
                               "atrex roofline: semantic work and roofline "
                               "times per problem and GPU\n");

@@ -30,54 +30,55 @@ using namespace llvm;
 using namespace atrex;
 using namespace atrex::suite;
 
+static cl::OptionCategory ToolCat("atrex-suite options");
 static cl::SubCommand BuildCmd("build", "Expand a suite configuration into "
                                         "suite.json");
 static cl::SubCommand CheckCmd("check", "Check every problem of suite.json");
 static cl::SubCommand PlanCmd("plan", "Write an atrex-gate plan for a "
                                       "submission set");
 
-static cl::opt<std::string> ConfigPath("config", cl::sub(BuildCmd),
+static cl::opt<std::string> ConfigPath(cl::cat(ToolCat), "config", cl::sub(BuildCmd),
                                        cl::desc("Suite configuration"),
                                        cl::init("suites/atrex-serve/suite.yaml"));
 static cl::opt<std::string>
-    Output("o", cl::sub(BuildCmd), cl::sub(PlanCmd),
+    Output(cl::cat(ToolCat), "o", cl::sub(BuildCmd), cl::sub(PlanCmd),
            cl::desc("Output file (build: default suite.json next to the "
                     "configuration; '-' for stdout)"));
 static cl::opt<std::string>
-    Weights("weights", cl::sub(BuildCmd), cl::sub(PlanCmd),
+    Weights(cl::cat(ToolCat), "weights", cl::sub(BuildCmd), cl::sub(PlanCmd),
             cl::desc("build: atrex-weights file (trace-derived) instead of "
                      "the serving-mix model; plan: sealed weights.json "
                      "(default: next to --sealed)"));
-static cl::opt<std::string> SuitePath("suite", cl::sub(CheckCmd),
+static cl::opt<std::string> SuitePath(cl::cat(ToolCat), "suite", cl::sub(CheckCmd),
                                       cl::desc("suite.json"),
                                       cl::init("suites/atrex-serve/suite.json"));
 static cl::opt<std::string>
-    SuiteDir("suite-dir", cl::sub(CheckCmd),
+    SuiteDir(cl::cat(ToolCat), "suite-dir", cl::sub(CheckCmd),
              cl::desc("Directory the suite's relative paths resolve against "
                       "(default: the directory of --suite)"));
 static cl::opt<std::string>
-    RefList("ref-list", cl::sub(CheckCmd),
+    RefList(cl::cat(ToolCat), "ref-list", cl::sub(CheckCmd),
             cl::desc("Write the problems for the reference checks of "
                      "atrex-ref (all-zero / constant outputs) to this file"));
-static cl::opt<std::string> SetDir("set", cl::sub(PlanCmd),
+static cl::opt<std::string> SetDir(cl::cat(ToolCat), "set", cl::sub(PlanCmd),
                                    cl::desc("Submission set: <operator>.cu "
                                             "per operator"));
-static cl::opt<std::string> SealedPath("sealed", cl::sub(PlanCmd),
+static cl::opt<std::string> SealedPath(cl::cat(ToolCat), "sealed", cl::sub(PlanCmd),
                                        cl::desc("sealed.json"));
-static cl::opt<std::string> Gpu("gpu", cl::sub(PlanCmd),
+static cl::opt<std::string> Gpu(cl::cat(ToolCat), "gpu", cl::sub(PlanCmd),
                                 cl::desc("GPU of the floors"),
                                 cl::init("H200"));
 static cl::opt<std::string>
-    Visibility("visibility", cl::sub(PlanCmd),
+    Visibility(cl::cat(ToolCat), "visibility", cl::sub(PlanCmd),
                cl::desc("all (evaluation) or public (visible problems)"),
                cl::init("all"));
 static cl::opt<unsigned>
-    MaxPerOp("max-per-op", cl::sub(PlanCmd),
+    MaxPerOp(cl::cat(ToolCat), "max-per-op", cl::sub(PlanCmd),
              cl::desc("At most N problems per operator, heaviest first "
                       "(0: all)"),
              cl::init(0));
 static cl::opt<std::string>
-    Seed("seed", cl::sub(PlanCmd),
+    Seed(cl::cat(ToolCat), "seed", cl::sub(PlanCmd),
          cl::desc("settings.seed: random, sealed (the sealed bundle's "
                   "evaluation seed) or an integer"),
          cl::init("random"));
@@ -324,6 +325,10 @@ static int plan() {
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
+  cl::HideUnrelatedOptions(ToolCat);
+  cl::HideUnrelatedOptions(ToolCat, BuildCmd);
+  cl::HideUnrelatedOptions(ToolCat, CheckCmd);
+  cl::HideUnrelatedOptions(ToolCat, PlanCmd);
   cl::ParseCommandLineOptions(argc, argv,
                               "atrex suite: build, check and plan a "
                               "benchmark suite (docs/suite.md)\n");

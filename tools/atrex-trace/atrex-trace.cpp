@@ -49,30 +49,31 @@ static std::string dataPath(const cl::opt<std::string> &Opt, const char *Argv0) 
   return sys::fs::exists(Share) ? std::string(Share) : Opt.getValue();
 }
 
-static cl::opt<std::string> Command(cl::Positional,
+static cl::OptionCategory ToolCat("atrex-trace options");
+static cl::opt<std::string> Command(cl::cat(ToolCat), cl::Positional,
                                     cl::desc("<ingest|kernels|check-map>"));
-static cl::list<std::string> Inputs(cl::Positional,
+static cl::list<std::string> Inputs(cl::cat(ToolCat), cl::Positional,
                                     cl::desc("<trace.json>..."));
 static cl::opt<std::string>
-    MapPath("map", cl::desc("Operator mapping rules (YAML)"),
+    MapPath(cl::cat(ToolCat), "map", cl::desc("Operator mapping rules (YAML)"),
             cl::init("suites/atrex-serve/trace-map.yaml"));
 static cl::opt<std::string>
-    FleetPath("fleet", cl::desc("Fleet description: applications, card-hours "
+    FleetPath(cl::cat(ToolCat), "fleet", cl::desc("Fleet description: applications, card-hours "
                                 "and their traces (YAML); without it each "
                                 "trace is an application of 1 card-hour"));
 static cl::opt<double>
-    Coverage("coverage",
+    Coverage(cl::cat(ToolCat), "coverage",
              cl::desc("Share of mapped, shaped GPU time the hot problems "
                       "cover"),
              cl::init(0.9));
-static cl::opt<std::string> Output("o", cl::desc("Write the weights JSON here "
+static cl::opt<std::string> Output(cl::cat(ToolCat), "o", cl::desc("Write the weights JSON here "
                                                  "('-' for stdout)"));
-static cl::opt<bool> Quiet("quiet", cl::desc("No summary table"));
+static cl::opt<bool> Quiet(cl::cat(ToolCat), "quiet", cl::desc("No summary table"));
 static cl::opt<std::string>
-    OpsDir("ops", cl::desc("check-map: folder of operator definitions"),
+    OpsDir(cl::cat(ToolCat), "ops", cl::desc("check-map: folder of operator definitions"),
            cl::init("suites/atrex-serve/ops"));
 static cl::opt<bool>
-    PrintFeatures("print-features",
+    PrintFeatures(cl::cat(ToolCat), "print-features",
                   cl::desc("Print the optional input formats built in"),
                   cl::Hidden);
 
@@ -274,6 +275,7 @@ static int runIngest(const Mapping &Map) {
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
+  cl::HideUnrelatedOptions(ToolCat);
   cl::ParseCommandLineOptions(
       argc, argv,
       "atrex-trace: importance weights and hot shapes from profiler traces\n");
