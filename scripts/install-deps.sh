@@ -52,7 +52,14 @@ if [ -z "${ATREX_SKIP_TORCH:-}" ]; then
 fi
 if [ ${#pip_need[@]} -gt 0 ]; then
   echo "atrex: installing PyPI packages: ${pip_need[*]}"
-  $PY -m pip install --quiet --disable-pip-version-check "${pip_need[@]}"
+  pip_flags=(--quiet --disable-pip-version-check)
+  # Debian 12's own python3 is "externally managed" (PEP 668): pip refuses to
+  # install into it without this flag (a virtual environment is the
+  # alternative: PYTHON=/path/to/venv/bin/python3 scripts/install-deps.sh).
+  if $PY -c 'import os, sys, sysconfig; sys.exit(0 if os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")) and sys.prefix == sys.base_prefix else 1)'; then
+    pip_flags+=(--break-system-packages)
+  fi
+  $PY -m pip install "${pip_flags[@]}" "${pip_need[@]}"
 else
   echo "atrex: PyPI packages already installed"
 fi
