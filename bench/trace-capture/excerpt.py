@@ -37,6 +37,8 @@ def main():
             keep.append(e)
         elif e.get("cat") == "kernel" and e.get("args", {}).get("correlation") in corr:
             keep.append(e)
+    if "traceName" in d:  # the capture machine's path: keep the file name only
+        d["traceName"] = d["traceName"].rsplit("/", 1)[-1]
     d["traceEvents"] = keep
     with open(dst, "w") as f:
         json.dump(d, f, separators=(",", ":"))

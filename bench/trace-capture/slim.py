@@ -68,6 +68,8 @@ def main():
         e = dict(e)
         e["args"] = {k: args[k] for k in KEEP_ARGS[cat] if k in args}
         out.append(e)
+    if "traceName" in d:  # the capture machine's path: keep the file name only
+        d["traceName"] = d["traceName"].rsplit("/", 1)[-1]
     d["traceEvents"] = out
     opener = gzip.open if dst.endswith(".gz") else open
     with opener(dst, "wt") as f:
