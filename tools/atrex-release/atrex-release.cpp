@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "atrex/Support/DataPath.h"
 #include "atrex/Roofline/OperatorLibrary.h"
 #include "atrex/Suite/Release.h"
 #include "atrex/Suite/Suite.h"
@@ -68,14 +69,10 @@ static cl::opt<std::string> Seed(cl::cat(ToolCat), "seed", cl::sub(PackCmd),
 static cl::opt<std::string> Output(cl::cat(ToolCat), "o", cl::sub(RefreshCmd),
                                    cl::desc("New sealed bundle directory"));
 
-static ExitOnError ExitOnErr("atrex-release: error: ");
+/// argv[0], for finding the installed share/atrex.
+static const char *Argv0 = "";
 
-static std::string dataPath(const cl::opt<std::string> &Opt) {
-  if (Opt.getNumOccurrences() || sys::fs::exists(Opt))
-    return Opt;
-  std::string Src = std::string(ATREX_SOURCE_DIR) + "/" + Opt.getValue();
-  return sys::fs::exists(Src) ? Src : Opt.getValue();
-}
+static ExitOnError ExitOnErr("atrex-release: error: ");
 
 static void need(const cl::opt<std::string> &Opt, StringRef Command) {
   if (Opt.empty())
@@ -116,7 +113,7 @@ static int pack() {
       ExitOnErr(createStringError("--seed must be an integer below 2^53"));
     Options.Seed = N;
   }
-  suite::Suite S = ExitOnErr(suite::readSuite(dataPath(SuitePath), SuiteDir));
+  suite::Suite S = ExitOnErr(suite::readSuite(atrex::dataPath(SuitePath, ATREX_SOURCE_DIR, Argv0), SuiteDir));
   auto Ops = ExitOnErr(OperatorLibrary::load(S.resolve(S.Ops)));
   auto Specs = ExitOnErr(suite::readEntrySpecs(S.resolve(S.Specs)));
   ExitOnErr(release::pack(S, *Ops, Specs, Options));
@@ -126,6 +123,7 @@ static int pack() {
 }
 
 int main(int argc, char **argv) {
+  Argv0 = argv[0];
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions(ToolCat);
   cl::HideUnrelatedOptions(ToolCat, PackCmd);

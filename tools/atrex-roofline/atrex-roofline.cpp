@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "atrex/Support/DataPath.h"
 #include "atrex/Passes/SemanticWork.h"
 #include "atrex/Roofline/OperatorLibrary.h"
 #include "atrex/Roofline/Roofline.h"
@@ -31,22 +32,6 @@
 
 using namespace mlir;
 namespace cl = llvm::cl;
-
-/// A default data path (relative to the repository) that works from any
-/// directory: as given if it exists, else in the source tree atrex was built
-/// from, else in the installed share/atrex next to the executable.
-static std::string dataPath(const cl::opt<std::string> &Opt, const char *Argv0) {
-  if (Opt.getNumOccurrences() || llvm::sys::fs::exists(Opt))
-    return Opt;
-  std::string Src = std::string(ATREX_SOURCE_DIR) + "/" + Opt.getValue();
-  if (llvm::sys::fs::exists(Src))
-    return Src;
-  llvm::SmallString<256> Share(llvm::sys::fs::getMainExecutable(
-      Argv0, reinterpret_cast<void *>(&dataPath)));
-  llvm::sys::path::remove_filename(Share);
-  llvm::sys::path::append(Share, "..", "share", "atrex", Opt.getValue());
-  return llvm::sys::fs::exists(Share) ? std::string(Share) : Opt.getValue();
-}
 
 static cl::OptionCategory ToolCat("atrex-roofline options");
 static cl::opt<std::string>
@@ -303,8 +288,8 @@ int main(int argc, char **argv) {
   if (!factsOpt.empty() && shapeOpt.empty())
     return fail("--facts needs --shape (examples carry their own facts)");
 
-  const std::string hwFile = dataPath(hwPath, argv[0]);
-  const std::string opsFolder = dataPath(opsDir, argv[0]);
+  const std::string hwFile = atrex::dataPath(hwPath, ATREX_SOURCE_DIR, argv[0]);
+  const std::string opsFolder = atrex::dataPath(opsDir, ATREX_SOURCE_DIR, argv[0]);
   auto table = atrex::loadHardwareTable(hwFile);
   if (!table)
     return fail(llvm::toString(table.takeError()));

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "atrex/Support/DataPath.h"
 #include "atrex/Roofline/OperatorLibrary.h"
 #include "atrex/Roofline/Roofline.h"
 #include "atrex/Suite/Suite.h"
@@ -83,14 +84,8 @@ static cl::opt<std::string>
                   "evaluation seed) or an integer"),
          cl::init("random"));
 
-/// A default data path (relative to the repository) that works from any
-/// directory: as given if it exists, else in the source tree.
-static std::string dataPath(const cl::opt<std::string> &Opt) {
-  if (Opt.getNumOccurrences() || sys::fs::exists(Opt))
-    return Opt;
-  std::string Src = std::string(ATREX_SOURCE_DIR) + "/" + Opt.getValue();
-  return sys::fs::exists(Src) ? Src : Opt.getValue();
-}
+/// argv[0], for finding the installed share/atrex.
+static const char *Argv0 = "";
 
 static ExitOnError ExitOnErr("atrex-suite: error: ");
 
@@ -116,7 +111,7 @@ static void writeOut(StringRef Path, const json::Value &V) {
 }
 
 static int build() {
-  std::string Path = dataPath(ConfigPath);
+  std::string Path = atrex::dataPath(ConfigPath, ATREX_SOURCE_DIR, Argv0);
   Config C = ExitOnErr(loadConfig(Path));
   auto Ops = ExitOnErr(OperatorLibrary::load(C.resolve(C.Ops)));
   auto Gpus = ExitOnErr(loadHardwareTable(C.resolve(C.Hardware)));
@@ -168,7 +163,7 @@ static int build() {
 }
 
 static int check() {
-  std::string Path = dataPath(SuitePath);
+  std::string Path = atrex::dataPath(SuitePath, ATREX_SOURCE_DIR, Argv0);
   Suite S = ExitOnErr(readSuite(Path, SuiteDir));
   auto Ops = ExitOnErr(OperatorLibrary::load(S.resolve(S.Ops)));
   auto Specs = ExitOnErr(readEntrySpecs(S.resolve(S.Specs)));
@@ -324,6 +319,7 @@ static int plan() {
 }
 
 int main(int argc, char **argv) {
+  Argv0 = argv[0];
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions(ToolCat);
   cl::HideUnrelatedOptions(ToolCat, BuildCmd);

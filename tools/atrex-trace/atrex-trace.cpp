@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "atrex/Support/DataPath.h"
 #include "atrex/Trace/Kineto.h"
 #include "atrex/Trace/Mapping.h"
 #include "atrex/Trace/Weights.h"
@@ -32,22 +33,6 @@
 
 using namespace llvm;
 using namespace atrex::trace;
-
-/// The default mapping file works from any directory: as given if it exists,
-/// else in the source tree atrex was built from, else in the installed
-/// share/atrex next to the executable.
-static std::string dataPath(const cl::opt<std::string> &Opt, const char *Argv0) {
-  if (Opt.getNumOccurrences() || sys::fs::exists(Opt))
-    return Opt;
-  std::string Src = std::string(ATREX_SOURCE_DIR) + "/" + Opt.getValue();
-  if (sys::fs::exists(Src))
-    return Src;
-  SmallString<256> Share(
-      sys::fs::getMainExecutable(Argv0, reinterpret_cast<void *>(&dataPath)));
-  sys::path::remove_filename(Share);
-  sys::path::append(Share, "..", "share", "atrex", Opt.getValue());
-  return sys::fs::exists(Share) ? std::string(Share) : Opt.getValue();
-}
 
 static cl::OptionCategory ToolCat("atrex-trace options");
 static cl::opt<std::string> Command(cl::cat(ToolCat), cl::Positional,
@@ -287,7 +272,7 @@ int main(int argc, char **argv) {
   }
   if (Command.empty())
     return fail("missing command (expected ingest or kernels)");
-  auto Map = Mapping::load(dataPath(MapPath, argv[0]));
+  auto Map = Mapping::load(atrex::dataPath(MapPath, ATREX_SOURCE_DIR, argv[0]));
   if (!Map)
     return fail(toString(Map.takeError()));
   if (Command == "ingest")
