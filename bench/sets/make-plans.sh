@@ -53,3 +53,17 @@ for s in ("production", "naive"):
         out["submissions"].append(sub)
 json.dump(out, open(f"{d}/plan-top1.json", "w"), indent=1, sort_keys=True)
 PY
+# plan-both.json: both sets on the 6 heaviest problems of every operator in one
+# plan, operator by operator (production then naive), so that a run cut by a
+# time limit has both sets on the same operators; run it with --resume.
+python3 - "$D" <<'PY'
+import json, sys
+d = sys.argv[1]
+plans = {s: json.load(open(f"{d}/plan-{s}.json")) for s in ("production", "naive")}
+out = {k: v for k, v in plans["production"].items() if k != "submissions"}
+out["submissions"] = []
+for sub in plans["production"]["submissions"]:
+    out["submissions"].append(sub)
+    out["submissions"] += [s for s in plans["naive"]["submissions"] if s["operator"] == sub["operator"]]
+json.dump(out, open(f"{d}/plan-both.json", "w"), indent=1, sort_keys=True)
+PY

@@ -620,7 +620,9 @@ int main(int argc, char **argv) {
       if (s != static_cast<void *>(stream.stream()))
         sideStreams = true;
     bool hideGap = !sideStreams;
-    perf.set("launch_gap_hidden", hideGap);
+    int64_t gapSleep = w.settings.getInt("gap_sleep_cycles", 100000);
+    perf.set("launch_gap_hidden", hideGap && gapSleep > 0);
+    perf.set("gap_sleep_cycles", hideGap ? gapSleep : 0);
     perf.set("warmup_calls", static_cast<int64_t>(warm.size()));
     perf.set("rotations", rotations);
     perf.set("set_bytes", setBytes);
@@ -690,8 +692,8 @@ int main(int argc, char **argv) {
       cudaCtxResetPersistingL2Cache();
       cudaDeviceSynchronize();
       auto h0 = std::chrono::steady_clock::now();
-      if (hideGap)
-        at::cuda::sleep(100000); // about 50 us at 2 GHz
+      if (hideGap && gapSleep > 0)
+        at::cuda::sleep(gapSleep); // 100000 cycles: about 50 us at 2 GHz
       cudaEventRecord(evStart, stream);
       std::string err;
       if (mode == "graph") {

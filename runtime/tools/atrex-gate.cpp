@@ -1,7 +1,11 @@
 //===- atrex-gate.cpp - Run a gate plan, append JSON Lines results --------===//
 //
-//   atrex-gate --plan PLAN.json --out RESULTS.jsonl [--shard i/n]
-//              [--cache DIR] [--worker PATH] [--quiet]
+//   atrex-gate --plan PLAN.json --out RESULTS.jsonl [--shard i/n] [--resume]
+//              [--jobs N] [--cache DIR] [--worker PATH] [--quiet]
+//
+// --resume skips the units that already have a result line in RESULTS.jsonl
+// (same unit index, submission and problem; "error" lines are run again), so
+// a run cut by a time limit continues where it stopped.
 //
 // The parent compiles each submission once (cached by content hash), runs
 // every (submission, problem) unit of its shard in a supervised child
@@ -18,6 +22,8 @@
 #include <ctime>
 #include <fcntl.h>
 #include <filesystem>
+#include <fstream>
+#include <set>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -43,13 +49,51 @@ uint64_t randomSeed() {
   return ((static_cast<uint64_t>(rd()) << 32) ^ rd()) & 0x7fffffffffffffffULL;
 }
 
+std::string unitKey(int64_t index, const std::string &submission, const std::string &problem) {
+  return std::to_string(index) + "\x1f" + submission + "\x1f" + problem;
+}
+
+// The units that already have a result (other than "error") in a results
+// file; a torn line (a run killed while writing) is ignored with a warning.
+std::set<std::string> completedUnits(const std::string &path) {
+  std::ifstream in(path);
+  if (!in)
+    throw std::runtime_error("cannot read '" + path + "'");
+  std::set<std::string> done;
+  std::string line;
+  for (int lineNo = 1; std::getline(in, line); ++lineNo) {
+    if (line.empty())
+      continue;
+    Json r;
+    try {
+      r = Json::parse(line, path + ":" + std::to_string(lineNo));
+    } catch (const std::exception &e) {
+      // A torn line (a run killed while writing): its unit runs again.
+      std::cerr << "atrex-gate: warning: --resume: ignoring " << e.what() << "\n";
+      continue;
+    }
+    const Json *sub = r.get("submission"), *prob = r.get("problem");
+    if (!sub || !prob || !r.has("unit"))
+      throw std::runtime_error(path + ":" + std::to_string(lineNo) + ": not an atrex-gate result");
+    if (r.getString("status", "error") == "error")
+      continue;
+    done.insert(unitKey(r.getInt("unit", -1), sub->getString("name", ""), prob->getString("id", "")));
+  }
+  return done;
+}
+
 // Appends one line under an exclusive lock (several gate workers may share a file).
 void appendLine(const std::string &path, const std::string &line) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0)
     throw std::runtime_error("cannot open results file '" + path + "'");
   flock(fd, LOCK_EX);
   std::string l = line + "\n";
+  // After a torn last line (a killed run), start on a line of our own.
+  char last = '\n';
+  off_t size = lseek(fd, 0, SEEK_END);
+  if (size > 0 && pread(fd, &last, 1, size - 1) == 1 && last != '\n')
+    l = "\n" + l;
   ssize_t n = write(fd, l.data(), l.size());
   flock(fd, LOCK_UN);
   close(fd);
@@ -69,13 +113,15 @@ Json settingsJson(const PlanSettings &s) {
   j.set("recheck", s.recheck);
   j.set("rotate_inputs", s.rotateInputs);
   j.set("gpu", s.gpu);
+  j.set("gap_sleep_cycles", s.gapSleepCycles);
   return j;
 }
 } // namespace
 
 int main(int argc, char **argv) {
   std::string planPath, outPath, shardText = "0/1", cacheDir, worker, jobDir;
-  bool quiet = false;
+  bool quiet = false, resume = false;
+  unsigned jobsOpt = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -97,9 +143,20 @@ int main(int argc, char **argv) {
       worker = value();
     else if (a == "--quiet")
       quiet = true;
-    else {
-      std::cerr << "usage: atrex-gate --plan PLAN.json --out RESULTS.jsonl [--shard i/n] "
-                   "[--cache DIR] [--worker PATH] [--quiet]\n";
+    else if (a == "--resume")
+      resume = true;
+    else if (a == "--jobs") {
+      std::string v = value();
+      char *end = nullptr;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end || n < 1 || n > 256) {
+        std::cerr << "atrex-gate: error: --jobs '" << v << "': expected 1..256\n";
+        return 2;
+      }
+      jobsOpt = static_cast<unsigned>(n);
+    } else {
+      std::cerr << "usage: atrex-gate --plan PLAN.json --out RESULTS.jsonl [--shard i/n] [--resume] "
+                   "[--jobs N] [--cache DIR] [--worker PATH] [--quiet]\n";
       return 2;
     }
   }
@@ -117,6 +174,22 @@ int main(int argc, char **argv) {
   } catch (const std::exception &e) {
     std::cerr << "atrex-gate: error: " << e.what() << "\n";
     return 2;
+  }
+  size_t skipped = 0;
+  if (resume && fs::exists(outPath)) {
+    std::set<std::string> done;
+    try {
+      done = completedUnits(outPath);
+    } catch (const std::exception &e) {
+      std::cerr << "atrex-gate: error: --resume: " << e.what() << "\n";
+      return 2;
+    }
+    std::vector<Unit> left;
+    for (const Unit &u : units)
+      if (!done.count(unitKey(u.index, u.submission->name, u.problem->id)))
+        left.push_back(u);
+    skipped = units.size() - left.size();
+    units = std::move(left);
   }
   if (worker.empty())
     worker = (fs::path(argv[0]).parent_path() / "atrex-gate-worker").string();
@@ -141,7 +214,9 @@ int main(int argc, char **argv) {
   int passed = 0, failed = 0, errors = 0;
   if (!quiet)
     std::cerr << "atrex-gate: " << units.size() << " units in shard " << shard << "/" << shards
-              << " of " << planPath << "\n";
+              << " of " << planPath
+              << (resume ? " (" + std::to_string(skipped) + " already in " + outPath + ")" : "")
+              << "\n";
 
   // Compile every submission of the shard up front, several at a time.
   {
@@ -151,7 +226,8 @@ int main(int argc, char **argv) {
         todo.push_back(u.submission);
     std::mutex mu;
     size_t next = 0;
-    unsigned jobs = std::max(1u, std::min(8u, std::thread::hardware_concurrency() / 2));
+    unsigned jobs =
+        jobsOpt ? jobsOpt : std::max(1u, std::min(8u, std::thread::hardware_concurrency() / 2));
     if (!quiet)
       std::cerr << "atrex-gate: compiling " << todo.size() << " submissions (" << jobs
                 << " at a time)\n";

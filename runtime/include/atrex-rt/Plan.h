@@ -49,6 +49,9 @@ struct PlanSettings {
   double graphBelowUs = 10;
   int recheck = 3;
   bool rotateInputs = true; // rotate among input sets covering 3x the L2
+  // Device-side sleep (clock cycles) ahead of each timed call's start event, so
+  // the call is enqueued before the GPU reaches the event (hides the host gap).
+  int64_t gapSleepCycles = 100000;
   std::string seedSource = "random"; // "random" or "fixed"
   uint64_t seed = 0;                 // with "fixed"
   std::string gpu;                   // expected GPU name substring (optional)

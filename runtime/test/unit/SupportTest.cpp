@@ -290,6 +290,7 @@ TEST(Plan, ParsesAndResolvesPaths) {
   EXPECT_EQ(p.settings.seedSource, "fixed");
   EXPECT_EQ(p.settings.seed, 5u);
   EXPECT_EQ(p.settings.trials, 3);
+  EXPECT_EQ(p.settings.gapSleepCycles, 100000);
 }
 
 TEST(Plan, ShardsPartitionUnits) {
@@ -316,6 +317,9 @@ TEST(Plan, ErrorsNameFileAndEntry) {
                 .find("submissions[0].problems[0]: operator 'rms_norm': shape key 'H' missing"),
             std::string::npos);
   EXPECT_NE(err(R"({"settings":{"trials":2},"submissions":[]})").find("at least 3"), std::string::npos);
+  EXPECT_NE(err(R"({"settings":{"gap_sleep_cycles":-1},"submissions":[]})")
+                .find("settings.gap_sleep_cycles: expected 0..100000000 clock cycles"),
+            std::string::npos);
   EXPECT_NE(err(R"({"setings":{}})").find("unknown key 'setings'"), std::string::npos);
   EXPECT_NE(err(R"({"submissions":[]})").find("non-empty"), std::string::npos);
   EXPECT_NE(err(R"({"schema":"x","submissions":[]})").find("expected 'atrex-gate-plan/1'"),

@@ -150,6 +150,48 @@ TEST(AtrexGate, ShardsSplitThePlan) {
   EXPECT_EQ(units, (std::vector<int64_t>{0, 1, 2}));
 }
 
+TEST(AtrexGate, ResumeRunsOnlyTheMissingUnits) {
+  std::string d = tmp("gate-resume");
+  std::ofstream(d + "/plan.json") << R"({"submissions":[{"source":"missing.cu","operator":"rms_norm",
+    "problems":[{"shape":{"T":1,"H":8}},{"shape":{"T":2,"H":8}},{"shape":{"T":3,"H":8}}]}]})";
+  std::string base = kGate + " --plan " + d + "/plan.json --out " + d + "/r.jsonl --cache " + d + "/c";
+  ASSERT_EQ(sh(base + " --quiet --shard 0/2 --jobs 1").status, 0);
+  // A run killed while writing leaves a torn last line: ignored by --resume.
+  std::ofstream(d + "/r.jsonl", std::ios::app) << R"({"schema":"atrex-gate-result/1","unit":1,"subm)";
+  Out o = sh(base + " --resume --jobs 2");
+  ASSERT_EQ(o.status, 0) << o.text;
+  EXPECT_NE(o.text.find("1 units in shard 0/1"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("(2 already in " + d + "/r.jsonl)"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("compiling 1 submissions (2 at a time)"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("warning: --resume: ignoring " + d + "/r.jsonl:3"), std::string::npos) << o.text;
+  // The torn line stays a line of its own; the new result starts on the next.
+  std::ifstream in(d + "/r.jsonl");
+  std::vector<int64_t> units;
+  int torn = 0;
+  for (std::string line; std::getline(in, line);)
+    try {
+      units.push_back(Json::parse(line).getInt("unit", -1));
+    } catch (const std::exception &) {
+      ++torn;
+    }
+  EXPECT_EQ(torn, 1);
+  std::sort(units.begin(), units.end());
+  EXPECT_EQ(units, (std::vector<int64_t>{0, 1, 2}));
+  // Everything done: nothing runs.
+  o = sh(base + " --resume");
+  EXPECT_EQ(o.status, 0) << o.text;
+  EXPECT_NE(o.text.find("0 units in shard 0/1 of " + d + "/plan.json (3 already in"), std::string::npos)
+      << o.text;
+  // A file that is not a results file is an error naming it; bad --jobs too.
+  std::ofstream(d + "/other.jsonl") << "{\"a\":1}\n{\"b\":2}\n";
+  o = sh(kGate + " --plan " + d + "/plan.json --out " + d + "/other.jsonl --resume");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.text.find(d + "/other.jsonl:1: not an atrex-gate result"), std::string::npos) << o.text;
+  o = sh(base + " --jobs 0");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.text.find("--jobs '0': expected 1..256"), std::string::npos) << o.text;
+}
+
 TEST(AtrexGate, BadPlanExitsTwo) {
   std::string d = tmp("gate-bad");
   std::ofstream(d + "/plan.json") << R"({"submissions":[{"source":"a.cu","operator":"rms_norm","problems":[{"shape":{"T":1}}]}]})";

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# H200 runs of session 3 (2026-11-29). One script, several calls of the device
+# tool; STEPS picks what a call does, DEADLINE_S bounds the whole call (every
+# step gets what is left, minus a margin), so a call ends inside the tool's
+# 10 minutes and what finished comes back under $OUT.
+#
+#   STEPS="build timing gputests hip" DEADLINE_S=560 bash bench/sets/run-h200-s3.sh   (carry .debs)
+#   STEPS="build sets examples"       DEADLINE_S=570 bash bench/sets/run-h200-s3.sh   (again until done)
+#
+# build     runtime/ with the tests; with .debs/ also HIP's patched NVIDIA headers
+# timing    plan-timing.json (rms_norm, silu_and_mul, gemm_bf16) four ways: attribution on/off x
+#           gap sleep 1e5/1e6 cycles; then ncu gpu__time_duration on rms_norm and silu_and_mul
+# gputests  AtrexRtGpuTests (CUDA references vs CPU, the end-to-end gate, max_seqlen per trial)
+# hip       examples/gate/plan-hip.json (HIP submissions through nvcc)
+# sets      bench/sets/plan-both.json (both submission sets, 142 units) with --resume: the
+#           results file lives in build/s3/ (kept while the machine stays warm); RESUME_FROM
+#           (a results file in the working tree) seeds it when the machine is fresh
+# examples  examples/gate/plan.json
+set -uo pipefail
+OUT=${OUT:-out}; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
+log="$OUT/log.txt"; B=build/runtime; W=build/s3; mkdir -p $W
+G="$B/bin/atrex-gate --cache $PWD/build/gate-cache"
+DEADLINE_S=${DEADLINE_S:-560}
+left() { echo $((DEADLINE_S - SECONDS - ${1:-10})); }
+run() { # run LIMIT_S cmd...: at most LIMIT_S, never past the deadline
+  local lim=$1; shift; local l; l=$(left); ((l < lim)) && lim=$l
+  if ((lim < 5)); then echo "-- skipped (deadline): $*"; return 124; fi
+  timeout "$lim" "$@"
+}
+has() { [[ " $STEPS " == *" $1 "* ]]; }
+{
+  echo "== $(date -u +%FT%TZ) steps: $STEPS; deadline ${DEADLINE_S} s"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
+  if has build; then
+    t0=$SECONDS; hipdef=()
+    deb=$(ls -1 .debs/libamdhip64-dev_*_amd64.deb 2>/dev/null | tail -1)
+    if [[ -n $deb && ! -d build/hip-deb/usr/include ]]; then
+      mkdir -p build/hip-deb && (command -v dpkg-deb >/dev/null && dpkg-deb -x "$deb" build/hip-deb ||
+        python3 -c "
+import io,sys,tarfile
+d=open(sys.argv[1],'rb').read(); p=8
+while p+60<=len(d):
+    n=d[p:p+16].decode().strip().rstrip('/'); s=int(d[p+48:p+58].decode().strip())
+    if n.startswith('data.tar'): tarfile.open(fileobj=io.BytesIO(d[p+60:p+60+s])).extractall(sys.argv[2]); break
+    p+=60+s+(s&1)" "$deb" build/hip-deb)
+    fi
+    [[ -d build/hip-deb/usr/include ]] && hipdef=(-DATREX_HIP_SOURCE_INCLUDE_DIR=$PWD/build/hip-deb/usr/include)
+    cmake -S runtime -B $B -G Ninja -DATREX_PYTHON=python3 -DCMAKE_BUILD_TYPE=Release "${hipdef[@]}" >/dev/null &&
+      cmake --build $B -j16 2>&1 | grep -E 'error|FAILED'
+    echo "build: $((SECONDS - t0)) s (HIP: ${hipdef[*]:-none})"
+  fi
+  if has timing; then
+    echo "== timing (gate) $(date -u +%T)"
+    for v in "attr 100000" "noattr 100000" "attr 1000000" "noattr 1000000"; do
+      set -- $v
+      python3 - "$2" "$OUT/plan-timing-$1-$2.json" <<'PY'
+import json, os, sys
+p = json.load(open("examples/gate/plan-timing.json"))
+p["settings"]["gap_sleep_cycles"] = int(sys.argv[1])
+for s in p["submissions"]:
+    s["source"] = os.path.abspath(os.path.join("examples/gate", s["source"]))
+json.dump(p, open(sys.argv[2], "w"), indent=1)
+PY
+      if [[ $1 == noattr ]]; then export ATREX_GATE_NO_ATTRIBUTION=1; else unset ATREX_GATE_NO_ATTRIBUTION; fi
+      t0=$SECONDS
+      run 150 $G --plan "$OUT/plan-timing-$1-$2.json" --out "$OUT/gate-timing-$1-$2.jsonl" 2>&1 | grep -v '^atrex-gate: compiled'
+      echo "timing $1 $2: $((SECONDS - t0)) s"
+    done
+    unset ATREX_GATE_NO_ATTRIBUTION
+    echo "== timing (ncu) $(date -u +%T)"
+    for i in 0 1; do
+      echo "== ncu shard $i/3" >>"$OUT/ncu.csv"
+      ATREX_GATE_NO_ATTRIBUTION=1 run 70 ncu --target-processes all --clock-control none --cache-control all \
+        -k regex:'rms_norm_kernel|silu_and_mul_kernel' --launch-skip 5 --launch-count 20 \
+        --metrics gpu__time_duration.sum --csv \
+        $G --plan "$OUT/plan-timing-noattr-100000.json" --out "$OUT/gate-timing-under-ncu.jsonl" --shard $i/3 \
+        >>"$OUT/ncu.csv" 2>"$OUT/ncu-$i.err"
+      echo "ncu shard $i: rc $?"
+    done
+  fi
+  if has gputests; then
+    echo "== GPU unit tests $(date -u +%T)"
+    run 200 $B/test/unit/AtrexRtGpuTests --gtest_brief=1 >"$OUT/gpu-tests.txt" 2>&1; echo "rc $?"
+    tail -8 "$OUT/gpu-tests.txt"
+  fi
+  if has hip; then
+    echo "== HIP plan $(date -u +%T)"
+    if [[ -d $B/hip-nvidia/include ]]; then
+      run 150 $B/bin/atrex-gate --cache $PWD/build/gate-cache-hip --plan examples/gate/plan-hip.json \
+        --out "$OUT/gate-hip.jsonl"; echo "rc $?"
+    else
+      echo "no patched HIP headers in $B (carry .debs)"
+    fi
+  fi
+  if has sets; then
+    echo "== sets $(date -u +%T)"
+    if [[ ! -f $W/gate-both.jsonl && -n ${RESUME_FROM:-} && -f ${RESUME_FROM} ]]; then
+      cp "$RESUME_FROM" $W/gate-both.jsonl; echo "seeded from $RESUME_FROM ($(wc -l <$W/gate-both.jsonl) lines)"
+    fi
+    t0=$SECONDS
+    run ${SETS_S:-560} $G --jobs 16 --resume --plan bench/sets/plan-both.json --out $W/gate-both.jsonl
+    echo "sets: rc $?, $((SECONDS - t0)) s, $(wc -l <$W/gate-both.jsonl) results"
+    cp $W/gate-both.jsonl "$OUT/gate-both.jsonl"
+  fi
+  if has examples; then
+    echo "== examples $(date -u +%T)"
+    t0=$SECONDS
+    run 200 $G --plan examples/gate/plan.json --out "$OUT/gate-examples.jsonl"; echo "examples: rc $?, $((SECONDS - t0)) s"
+  fi
+  echo "== done $(date -u +%FT%TZ)"
+} >>"$log" 2>&1
+grep -v '^\[' "$log" | tail -70
