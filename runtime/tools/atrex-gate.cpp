@@ -114,6 +114,7 @@ Json settingsJson(const PlanSettings &s) {
   j.set("rotate_inputs", s.rotateInputs);
   j.set("gpu", s.gpu);
   j.set("gap_sleep_cycles", s.gapSleepCycles);
+  j.set("timed_attribution", s.timedAttribution);
   return j;
 }
 } // namespace

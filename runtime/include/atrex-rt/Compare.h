@@ -47,6 +47,10 @@ struct CompareResult {
 };
 
 CompareResult compareValues(const double *out, const double *ref, size_t n, const Tolerance &tol);
+/// The verdict and reason of a comparison from its counts (numElements,
+/// numMismatches, numNonFinite, firstBad*) and the two squared norms; shared by
+/// compareValues and the device-side compareTensors (atrex-rt/Ops.h).
+void finishCompare(CompareResult &r, const Tolerance &tol, double errSq, double refSq);
 inline CompareResult compareValues(const std::vector<double> &out, const std::vector<double> &ref,
                                    const Tolerance &tol) {
   if (out.size() != ref.size()) {

@@ -42,6 +42,11 @@ RawTensor toRawTensor(const std::string &name, const std::string &role, const at
 at::Tensor fromRawTensor(const RawTensor &raw);
 // All elements as doubles on the host (for compareValues).
 std::vector<double> tensorToDoubles(const at::Tensor &t);
+/// compareValues on the tensors' device (in float64, `chunk` elements at a
+/// time): the same result, without copying both tensors to the host; the gate
+/// checks outputs of hundreds of millions of elements this way.
+CompareResult compareTensors(const at::Tensor &out, const at::Tensor &ref, const Tolerance &tol,
+                             int64_t chunk = int64_t(1) << 26);
 
 // Builds the tensor directory of (inputs, reference outputs) for one problem.
 TensorDir makeReferenceDir(const OpSpec &spec, const ShapeMap &shape, uint64_t seed,

@@ -52,6 +52,9 @@ struct PlanSettings {
   // Device-side sleep (clock cycles) ahead of each timed call's start event, so
   // the call is enqueued before the GPU reaches the event (hides the host gap).
   int64_t gapSleepCycles = 100000;
+  // "all": every timed rep runs with the launch callbacks; "audit": a secret
+  // random third of them (the others give the time; see docs/gate.md).
+  std::string timedAttribution = "all";
   std::string seedSource = "random"; // "random" or "fixed"
   uint64_t seed = 0;                 // with "fixed"
   std::string gpu;                   // expected GPU name substring (optional)

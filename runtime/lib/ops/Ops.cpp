@@ -199,6 +199,61 @@ std::vector<double> tensorToDoubles(const at::Tensor &t) {
   return std::vector<double>(p, p + c.numel());
 }
 
+CompareResult compareTensors(const at::Tensor &outT, const at::Tensor &refT, const Tolerance &tol,
+                             int64_t chunk) {
+  CompareResult r;
+  if (outT.numel() != refT.numel()) {
+    r.ok = false;
+    r.reason = "element count differs: " + std::to_string(outT.numel()) + " vs reference " +
+               std::to_string(refT.numel());
+    return r;
+  }
+  at::Tensor out = outT.reshape({-1}), ref = refT.reshape({-1}).to(out.device());
+  int64_t n = out.numel();
+  r.numElements = n;
+  chunk = std::max<int64_t>(chunk, 1);
+  // Pass 1: the reference's rms over its finite elements.
+  double refSq = 0;
+  int64_t finiteRef = 0;
+  for (int64_t lo = 0; lo < n; lo += chunk) {
+    at::Tensor e = ref.slice(0, lo, std::min(n, lo + chunk)).to(at::kDouble);
+    at::Tensor fin = at::isfinite(e);
+    refSq += at::where(fin, e * e, at::zeros_like(e)).sum().item<double>();
+    finiteRef += fin.sum().item<int64_t>();
+  }
+  r.refRms = finiteRef ? std::sqrt(refSq / static_cast<double>(finiteRef)) : 0;
+  double bias = tol.atol + tol.atolRms * r.refRms;
+  // Pass 2: the elementwise bound, as compareValues.
+  double errSq = 0;
+  for (int64_t lo = 0; lo < n; lo += chunk) {
+    int64_t hi = std::min(n, lo + chunk);
+    at::Tensor o = out.slice(0, lo, hi).to(at::kDouble), e = ref.slice(0, lo, hi).to(at::kDouble);
+    at::Tensor finE = at::isfinite(e), finO = at::isfinite(o);
+    at::Tensor special = at::logical_and(at::logical_not(finE),
+                                         at::logical_not(at::logical_or(
+                                             at::logical_and(at::isnan(e), at::isnan(o)), at::eq(o, e))));
+    at::Tensor nonFinite = at::logical_and(finE, at::logical_not(finO));
+    at::Tensor both = at::logical_and(finE, finO);
+    at::Tensor d = at::where(both, at::abs(o - e), at::zeros_like(e));
+    at::Tensor pass = tol.exact ? at::eq(o, e) : at::le(d, bias + tol.rtol * at::abs(e));
+    at::Tensor mismatch = at::logical_and(both, at::logical_not(pass));
+    at::Tensor bad = at::logical_or(at::logical_or(special, nonFinite), mismatch);
+    if (hi > lo)
+      r.maxAbsErr = std::max(r.maxAbsErr, d.max().item<double>());
+    errSq += (d * d).sum().item<double>();
+    r.numMismatches += special.sum().item<int64_t>() + mismatch.sum().item<int64_t>();
+    r.numNonFinite += nonFinite.sum().item<int64_t>();
+    if (r.firstBad < 0 && bad.any().item<bool>()) {
+      int64_t i = bad.to(at::kByte).argmax().item<int64_t>();
+      r.firstBad = lo + i;
+      r.firstBadOut = o[i].item<double>();
+      r.firstBadRef = e[i].item<double>();
+    }
+  }
+  finishCompare(r, tol, errSq, refSq);
+  return r;
+}
+
 at::Tensor allocateOutput(const ArgSpec &arg, const ShapeMap &shape, const at::Device &device) {
   return at::empty(arg.shape(shape), at::TensorOptions().dtype(toScalarType(arg.dtype)).device(device));
 }

@@ -105,6 +105,12 @@ CompareResult compareValues(const double *out, const double *ref, size_t n, cons
       noteBad(i);
     }
   }
+  finishCompare(r, tol, errSq, refSq);
+  return r;
+}
+
+void finishCompare(CompareResult &r, const Tolerance &tol, double errSq, double refSq) {
+  int64_t n = r.numElements;
   r.relNorm = refSq > 0 ? std::sqrt(errSq / refSq) : (errSq > 0 ? INFINITY : 0);
   if (r.numNonFinite) {
     r.ok = false;
@@ -122,7 +128,6 @@ CompareResult compareValues(const double *out, const double *ref, size_t n, cons
     r.reason = "relative norm ||out-ref||/||ref|| = " + fmt(r.relNorm) + " exceeds " +
                fmt(tol.maxRelNorm);
   }
-  return r;
 }
 
 bool zerosWouldPass(const double *ref, size_t n, const Tolerance &tol) {

@@ -42,7 +42,7 @@ Plan parsePlan(const Json &j, const std::string &path) {
                 {"arch", "compile_s", "problem_s", "rss_mb", "file_mb", "address_space_mb",
                  "private_network", "trials", "warmup_ms", "min_reps", "max_reps",
                  "max_timed_s", "target_rel_err", "graph_below_us", "recheck", "seed", "gpu", "rotate_inputs",
-                 "gap_sleep_cycles",
+                 "gap_sleep_cycles", "timed_attribution",
                  "cache_dir", "hip_include"},
                 path, "settings");
       s.arch = js->getString("arch", s.arch);
@@ -68,6 +68,10 @@ Plan parsePlan(const Json &j, const std::string &path) {
       s.gapSleepCycles = js->getInt("gap_sleep_cycles", s.gapSleepCycles);
       if (s.gapSleepCycles < 0 || s.gapSleepCycles > 100000000)
         planError(path, "settings.gap_sleep_cycles", "expected 0..100000000 clock cycles");
+      s.timedAttribution = js->getString("timed_attribution", s.timedAttribution);
+      if (s.timedAttribution != "all" && s.timedAttribution != "audit")
+        planError(path, "settings.timed_attribution",
+                  "expected \"all\" or \"audit\", got \"" + s.timedAttribution + "\"");
       s.gpu = js->getString("gpu", "");
       s.cacheDir = js->getString("cache_dir", "");
       // HIP include directory (relative to the plan's directory); default: env/build.

@@ -9,6 +9,7 @@
 #include "atrex-rt/Reference.h"
 
 #include <cmath>
+#include <functional>
 #include <filesystem>
 #include <gtest/gtest.h>
 
@@ -317,4 +318,70 @@ TEST(Ops, FusedMoeByLoops) {
 TEST(Ops, ReferenceDirRejectsBadDevice) {
   const OpSpec &s = *findOpSpec("rms_norm");
   EXPECT_THROW(makeReferenceDir(s, s.exampleShape, 1, std::string("bogus")), std::exception);
+}
+
+// The gate compares on the device with compareTensors; it must agree with
+// compareValues (the definition) field by field, chunked or not, for every
+// kind of element: close, outside the bound, NaN/Inf in either tensor.
+TEST(CompareTensors, AgreesWithCompareValues) {
+  at::manual_seed(11);
+  int64_t n = 1000;
+  at::Tensor ref = at::randn({n}, at::kDouble);
+  ref[3] = NAN;
+  ref[4] = INFINITY;
+  ref[5] = -INFINITY;
+  ref[6] = NAN;
+  struct Tweak {
+    const char *what;
+    std::function<void(at::Tensor &)> apply;
+  };
+  std::vector<Tweak> tweaks = {
+      {"equal", [](at::Tensor &) {}},
+      {"small noise", [](at::Tensor &o) { o.add_(at::randn_like(o) * 1e-4); }},
+      {"mismatches", [](at::Tensor &o) { o[100] = 5.0, o[200] = -7.0, o[999] = 3.0; }},
+      {"nan where finite", [](at::Tensor &o) { o[50] = NAN, o[700] = INFINITY; }},
+      {"special differs", [](at::Tensor &o) { o[3] = 1.0, o[4] = -INFINITY; }},
+      {"large noise", [](at::Tensor &o) { o.add_(at::randn_like(o) * 0.5); }},
+  };
+  std::vector<Tolerance> tols(3);
+  tols[0].atol = 1e-3, tols[0].rtol = 1e-2, tols[0].maxRelNorm = 1e-2;
+  tols[1].atol = 1e-3, tols[1].atolRms = 5e-2, tols[1].maxMismatchFrac = 0.005, tols[1].maxRelNorm = 0.1;
+  tols[2].exact = true;
+  for (const Tweak &t : tweaks)
+    for (const Tolerance &tol : tols)
+      for (at::ScalarType st : {at::kDouble, at::kBFloat16, at::kFloat})
+        for (int64_t chunk : {int64_t(1) << 26, int64_t(64), int64_t(7)}) {
+          at::Tensor out = ref.clone();
+          t.apply(out);
+          at::Tensor o = out.to(st).reshape({10, 100}), e = ref.to(st).reshape({10, 100});
+          CompareResult want = compareValues(tensorToDoubles(o), tensorToDoubles(e), tol);
+          CompareResult got = compareTensors(o, e, tol, chunk);
+          std::string ctx = std::string(t.what) + ", " + c10::toString(st) + ", chunk " +
+                            std::to_string(chunk) + ", exact " + std::to_string(tol.exact);
+          EXPECT_EQ(got.ok, want.ok) << ctx;
+          EXPECT_EQ(got.reason, want.reason) << ctx;
+          EXPECT_EQ(got.numElements, want.numElements) << ctx;
+          EXPECT_EQ(got.numMismatches, want.numMismatches) << ctx;
+          EXPECT_EQ(got.numNonFinite, want.numNonFinite) << ctx;
+          EXPECT_EQ(got.firstBad, want.firstBad) << ctx;
+          if (want.firstBad >= 0) {
+            EXPECT_TRUE(got.firstBadOut == want.firstBadOut ||
+                        (std::isnan(got.firstBadOut) && std::isnan(want.firstBadOut))) << ctx;
+            EXPECT_TRUE(got.firstBadRef == want.firstBadRef ||
+                        (std::isnan(got.firstBadRef) && std::isnan(want.firstBadRef))) << ctx;
+          }
+          EXPECT_DOUBLE_EQ(got.maxAbsErr, want.maxAbsErr) << ctx;
+          EXPECT_NEAR(got.relNorm, want.relNorm, 1e-12 * std::max(1.0, want.relNorm)) << ctx;
+          EXPECT_NEAR(got.refRms, want.refRms, 1e-12) << ctx;
+        }
+  // Integer outputs (expert indices) and differing element counts.
+  at::Tensor ia = at::arange(20, at::kInt), ib = ia.clone();
+  ib[7] = 99;
+  Tolerance ex;
+  ex.exact = true;
+  CompareResult ri = compareTensors(ib, ia, ex);
+  EXPECT_FALSE(ri.ok);
+  EXPECT_EQ(ri.firstBad, 7);
+  EXPECT_EQ(ri.reason, compareValues(tensorToDoubles(ib), tensorToDoubles(ia), ex).reason);
+  EXPECT_EQ(compareTensors(ia, ia.slice(0, 0, 10), ex).reason, "element count differs: 20 vs reference 10");
 }
