@@ -65,11 +65,11 @@ ATREX_SUMMARY="$OUT/weights-trace-summary.txt" scripts/regen-weights.sh "$OUT/we
 
 echo
 echo "== 4. scores of the committed H200 results -> $OUT/report.{txt,md,json,html}"
-R=bench/results/sets-2026-11-29/run1
+R=bench/results/sets-2026-11-29/run2
 SCORE=(atrex score bench/sets/bundle/sealed --public bench/sets/bundle/public --gpu H200
        --set "naive=$R/gate-naive.jsonl" --lint "naive=$OUT/lint-naive.json"
        --set "production=$R/gate-production.jsonl" --lint "production=$OUT/lint-production.json"
-       --baseline production --measured-only)  # run 1 is partial: score what ran, scope stated
+       --baseline production --measured-only)  # the plans cover 71 of 327 problems: score those, scope stated
 for fmt in txt md json html; do
   f=$fmt; [ $fmt = txt ] && f=text
   "${SCORE[@]}" --format "$f" -o "$OUT/report.$fmt"
