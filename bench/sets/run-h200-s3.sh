@@ -12,8 +12,8 @@
 #           gap sleep 1e5/1e6 cycles
 # ncu       ncu gpu__time_duration on rms_norm and silu_and_mul (the same plan, attribution off)
 # gputests  AtrexRtGpuTests (CUDA references vs CPU, the end-to-end gate, max_seqlen per trial)
-# audit     timed_attribution all / audit / attribution off on rms_norm, silu_and_mul (timing
-#           shapes), at::matmul (must stay fallback) and the side-stream example
+# (call 4 also ran an "audit" step, the experiment with the since removed timed_attribution
+#  setting: see bench/results/gate-2026-11-29/run6/COMMAND.md, commit 2966606)
 # hip       examples/gate/plan-hip.json (HIP submissions through nvcc)
 # sets      bench/sets/plan-both.json (both submission sets, 142 units) with --resume: the
 #           results file lives in build/s3/ (kept while the machine stays warm); RESUME_FROM
@@ -89,30 +89,6 @@ PY
         >>"$OUT/ncu.csv" 2>>"$OUT/ncu.err"
       echo "ncu shard $i: rc $?"
     done
-  fi
-  if has audit; then
-    echo "== audit mode $(date -u +%T)"
-    for m in all audit noattr; do
-      python3 - "$m" "$OUT/plan-audit-$m.json" <<'PY'
-import json, os, sys
-p = json.load(open("examples/gate/plan-timing.json"))
-ex = json.load(open("examples/gate/plan.json"))
-p["settings"]["timed_attribution"] = "all" if sys.argv[1] == "noattr" else sys.argv[1]
-subs = [s for s in p["submissions"] if not s["source"].startswith("gemm")]
-for s in ex["submissions"]:
-    if s["source"] in ("gemm_bf16_at_matmul.cu", "rms_norm_side_stream.cu"):
-        s = dict(s); s["problems"] = s["problems"][-1:]; subs.append(s)
-for s in subs:
-    s["source"] = os.path.abspath(os.path.join("examples/gate", s["source"]))
-p["submissions"] = subs
-json.dump(p, open(sys.argv[2], "w"), indent=1)
-PY
-      if [[ $m == noattr ]]; then export ATREX_GATE_NO_ATTRIBUTION=1; else unset ATREX_GATE_NO_ATTRIBUTION; fi
-      t0=$SECONDS
-      run 120 $G --plan "$OUT/plan-audit-$m.json" --out "$OUT/gate-audit-$m.jsonl" 2>&1 | grep -v '^atrex-gate: compiled'
-      echo "audit $m: $((SECONDS - t0)) s"
-    done
-    unset ATREX_GATE_NO_ATTRIBUTION
   fi
   if has gputests; then
     echo "== GPU unit tests $(date -u +%T)"

@@ -630,11 +630,15 @@ int main(int argc, char **argv) {
     // start event and the first kernel.
     std::vector<std::unique_ptr<at::cuda::CUDAGraph>> graphs;
     std::string mode = "eager";
-    // Only when no side stream was seen (with attribution active): work on a
-    // stream outside the capture would run once at capture time and leave an
-    // empty graph behind.
-    if (!attributed || sideStreams)
-      perf.set("graph_skipped", !attributed ? "no attribution to rule out side streams"
+    // Only when no side stream was seen (with attribution active, or in the
+    // parent's clean timing run after an attributed run that saw none): work
+    // on a stream outside the capture would run once at capture time and
+    // leave an empty graph behind.
+    const char *cleanRun = std::getenv("ATREX_GATE_CLEAN_RUN");
+    bool sideStreamsRuledOut = attributed || (cleanRun && *cleanRun && *cleanRun != '0');
+    perf.set("clean_timing_run", !attributed && sideStreamsRuledOut);
+    if (!sideStreamsRuledOut || sideStreams)
+      perf.set("graph_skipped", !sideStreamsRuledOut ? "no attribution to rule out side streams"
                                             : "the call uses side streams");
     else if (warmMedianUs < w.settings.getDouble("graph_below_us", 10)) {
       try {
@@ -670,24 +674,6 @@ int main(int argc, char **argv) {
     std::set<int> recheckReps;
     while (static_cast<int>(recheckReps.size()) < std::min(recheck, minReps))
       recheckReps.insert(static_cast<int>(rng() % minReps));
-    // Audit mode: the Sanitizer's launch callbacks slow memory-bound kernels by
-    // 2-4% (bench/results/gate-2026-11-29/run5), so only a secret random third
-    // of the timed reps (and every re-checked one) run with them; the others
-    // give the time. The candidate cannot tell an audited rep from another.
-    bool audit = attributed && !sideStreams &&
-                 w.settings.getString("timed_attribution", "all") == "audit";
-    std::set<int> auditReps = recheckReps;
-    {
-      int want = std::max<int>(static_cast<int>(recheckReps.size()), (minReps + 2) / 3);
-      while (static_cast<int>(auditReps.size()) < std::min(want, minReps))
-        auditReps.insert(static_cast<int>(rng() % minReps));
-    }
-    auto audited = [&](int rep) {
-      return !audit || auditReps.count(rep) != 0 || (rep >= minReps && mix(seed, 1000 + rep) % 3 == 0);
-    };
-    perf.set("timed_attribution", audit ? "audit" : "all");
-    std::vector<double> auditedTimes, cleanTimes;
-    bool tracking = true;
     double targetRelErr = w.settings.getDouble("target_rel_err", 0.01);
     double maxTimed = w.settings.getDouble("max_timed_s", 2);
     Json clocksBefore = nvml.sample();
@@ -705,15 +691,9 @@ int main(int argc, char **argv) {
         w.refill(a, setInputs[r]);
         before = w.snapshot(a, setScalars[r]);
       }
-      bool tracked = audited(rep);
       at::sum_out(flushSink, flush);
       cudaCtxResetPersistingL2Cache();
       cudaDeviceSynchronize();
-      if (audit && tracked != tracking) {
-        if (!attr::setLaunchTracking(tracked))
-          finish("error", "performance", "internal: the sanitizer refused to switch launch callbacks");
-        tracking = tracked;
-      }
       auto h0 = std::chrono::steady_clock::now();
       if (hideGap && gapSleep > 0)
         at::cuda::sleep(gapSleep); // 100000 cycles: about 50 us at 2 GHz
@@ -758,7 +738,6 @@ int main(int argc, char **argv) {
       if (used)
         ++sideStreamReps;
       times.push_back(us);
-      (tracked ? auditedTimes : cleanTimes).push_back(us);
       mainTimes.push_back(mainUs);
       wallTimes.push_back(std::chrono::duration<double, std::micro>(h1 - h0).count());
       if (doCheck) {
@@ -775,32 +754,13 @@ int main(int argc, char **argv) {
       if (rep + 1 >= minReps && (medianRelErr(times) <= targetRelErr || elapsed > maxTimed))
         break;
     }
-    if (audit && !tracking && !attr::setLaunchTracking(true))
-      finish("error", "performance", "internal: the sanitizer refused to switch launch callbacks on");
     Json clocksAfter = nvml.sample();
     perf.set("reps", static_cast<int64_t>(times.size()));
-    // In audit mode the time comes from the reps without launch callbacks,
-    // unless an audited rep used a side stream (then those reps' completion
-    // was not awaited by events: only audited reps count) or too few are left.
-    const std::vector<double> *timing = &times;
-    if (audit) {
-      if (sideStreamReps)
-        timing = &auditedTimes;
-      else if (cleanTimes.size() >= 3)
-        timing = &cleanTimes;
-      perf.set("audited_reps", static_cast<int64_t>(auditedTimes.size()));
-      perf.set("audited_median_us", percentile(auditedTimes, 0.5));
-      if (!cleanTimes.empty())
-        perf.set("unaudited_median_us", percentile(cleanTimes, 0.5));
-      perf.set("median_from", timing == &cleanTimes ? "unaudited reps"
-                              : timing == &auditedTimes ? "audited reps (side streams)"
-                                                        : "all reps");
-    }
-    perf.set("median_us", percentile(*timing, 0.5));
-    perf.set("p10_us", percentile(*timing, 0.1));
-    perf.set("p90_us", percentile(*timing, 0.9));
-    perf.set("min_us", *std::min_element(timing->begin(), timing->end()));
-    perf.set("median_rel_err", medianRelErr(*timing));
+    perf.set("median_us", percentile(times, 0.5));
+    perf.set("p10_us", percentile(times, 0.1));
+    perf.set("p90_us", percentile(times, 0.9));
+    perf.set("min_us", *std::min_element(times.begin(), times.end()));
+    perf.set("median_rel_err", medianRelErr(times));
     perf.set("main_stream_median_us", percentile(mainTimes, 0.5));
     perf.set("wall_median_us", percentile(wallTimes, 0.5));
     perf.set("side_stream_reps", sideStreamReps);

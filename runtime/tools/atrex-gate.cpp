@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <tuple>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -82,6 +83,70 @@ std::set<std::string> completedUnits(const std::string &path) {
   return done;
 }
 
+// The time of a passing unit comes from a second run of the worker without
+// the Compute Sanitizer subscription, which slows memory-bound kernels by
+// 1-4% (bench/results/gate-2026-11-29/run5, run6): the attributed run decides
+// the verdict, the clean run gives the time. Its median is taken only within
+// `clean_timing_tolerance` of the attributed one, so a submission that
+// behaves differently when not observed gains at most that much; never with
+// side streams (without launch callbacks the gate cannot see them).
+template <typename RunClean>
+void cleanTiming(Json &r, const PlanSettings &settings, RunClean runClean) {
+  Json *perf = r.get("performance");
+  const Json *attribution = r.get("attribution");
+  if (!perf || !attribution || !attribution->getBool("available", false))
+    return;
+  Json clean = Json::object();
+  if (perf->getInt("side_stream_reps", 0) > 0 || !perf->getBool("launch_gap_hidden", true)) {
+    clean.set("used", false);
+    clean.set("why", "the call uses side streams");
+    perf->set("clean_run", clean);
+    return;
+  }
+  auto [child, have, rep] = runClean();
+  const Json *cperf = have ? rep.get("performance") : nullptr;
+  double attributed = perf->getDouble("median_us", 0);
+  clean.set("child", child.toJson());
+  if (!have || rep.getString("status", "") != "pass" || !cperf) {
+    // The attributed run stands: its time is an overestimate, never an underestimate.
+    clean.set("used", false);
+    std::string why = have ? rep.getString("status", "?") + " at " + rep.getString("stage", "?") +
+                                 (rep.has("reason") ? ": " + rep.getString("reason", "") : "")
+                           : child.reason();
+    clean.set("why", "the clean run did not pass: " + why.substr(0, 500));
+    perf->set("clean_run", clean);
+    return;
+  }
+  double cm = cperf->getDouble("median_us", 0);
+  clean.set("median_us", cm);
+  clean.set("p10_us", cperf->getDouble("p10_us", 0));
+  clean.set("p90_us", cperf->getDouble("p90_us", 0));
+  clean.set("reps", cperf->getInt("reps", 0));
+  clean.set("mode", cperf->getString("mode", ""));
+  double ratio = attributed > 0 ? cm / attributed : 0;
+  clean.set("ratio_to_attributed", ratio);
+  double tol = settings.cleanTimingTolerance;
+  if (ratio < 1 - tol || ratio > 1 + tol) {
+    clean.set("used", false);
+    char why[160];
+    std::snprintf(why, sizeof(why), "the clean median is %.3gx the attributed one, outside 1 +- %.3g",
+                  ratio, tol);
+    clean.set("why", why);
+    perf->set("clean_run", clean);
+    return;
+  }
+  clean.set("used", true);
+  Json att = Json::object();
+  for (const char *k : {"median_us", "p10_us", "p90_us", "min_us", "reps", "median_rel_err", "mode"})
+    if (const Json *v = perf->get(k))
+      att.set(k, *v);
+  perf->set("attributed", att);
+  for (const char *k : {"median_us", "p10_us", "p90_us", "min_us", "reps", "median_rel_err", "mode"})
+    if (const Json *v = cperf->get(k))
+      perf->set(k, *v);
+  perf->set("clean_run", clean);
+}
+
 // Appends one line under an exclusive lock (several gate workers may share a file).
 void appendLine(const std::string &path, const std::string &line) {
   int fd = open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -114,7 +179,6 @@ Json settingsJson(const PlanSettings &s) {
   j.set("rotate_inputs", s.rotateInputs);
   j.set("gpu", s.gpu);
   j.set("gap_sleep_cycles", s.gapSleepCycles);
-  j.set("timed_attribution", s.timedAttribution);
   return j;
 }
 } // namespace
@@ -318,24 +382,28 @@ int main(int argc, char **argv) {
       lim.fileSizeBytes = plan.settings.fileSizeBytes;
       lim.addressSpaceBytes = plan.settings.addressSpaceBytes;
       lim.privateNetwork = plan.settings.privateNetwork;
-      ChildResult child = runSupervised({worker, "--job", jobPath}, lim, std::to_string(unitSeed) + "\n",
-                                        jobDir, {}, {"ATREX_GATE_SEED"});
-      r.set("child", child.toJson());
-      // The last complete JSON line of the report is the worker's state.
-      Json rep;
-      bool haveReport = false;
-      size_t pos = 0;
-      while (pos < child.report.size()) {
-        size_t nl = child.report.find('\n', pos);
-        if (nl == std::string::npos)
-          break;
-        try {
-          rep = Json::parse(child.report.substr(pos, nl - pos), "worker report");
-          haveReport = rep.isObject();
-        } catch (const std::exception &) {
+      // The worker's last complete JSON line is its state.
+      auto runWorker = [&](const std::map<std::string, std::string> &env, Json &rep) {
+        ChildResult c = runSupervised({worker, "--job", jobPath}, lim, std::to_string(unitSeed) + "\n",
+                                      jobDir, env, {"ATREX_GATE_SEED"});
+        bool have = false;
+        size_t pos = 0;
+        while (pos < c.report.size()) {
+          size_t nl = c.report.find('\n', pos);
+          if (nl == std::string::npos)
+            break;
+          try {
+            rep = Json::parse(c.report.substr(pos, nl - pos), "worker report");
+            have = rep.isObject();
+          } catch (const std::exception &) {
+          }
+          pos = nl + 1;
         }
-        pos = nl + 1;
-      }
+        return std::make_pair(c, have);
+      };
+      Json rep;
+      auto [child, haveReport] = runWorker({}, rep);
+      r.set("child", child.toJson());
       if (haveReport)
         for (const char *k : {"env", "correctness", "performance", "attribution"})
           if (const Json *v = rep.get(k))
@@ -356,6 +424,12 @@ int main(int argc, char **argv) {
       }
       if (const Json *a = r.get("attribution"))
         verdict = a->getString("verdict", "unknown");
+      if (status == "pass" && plan.settings.cleanTiming)
+        cleanTiming(r, plan.settings, [&] {
+          Json crep;
+          auto [cchild, chave] = runWorker({{"ATREX_GATE_NO_ATTRIBUTION", "1"}, {"ATREX_GATE_CLEAN_RUN", "1"}}, crep);
+          return std::make_tuple(cchild, chave, crep);
+        });
       if (status == "pass" && prob.floorSeconds > 0) {
         double med = r.get("performance")->getDouble("median_us", 0) * 1e-6;
         if (med < prob.floorSeconds) {

@@ -29,11 +29,6 @@ bool start(const std::set<uint64_t> &ownHashes, const std::string &libraryPath,
            std::string &error);
 bool active();
 
-// Turns the launch callbacks (kernel and graph-node launches) off and on again,
-// for the timed reps that are not audited (the subscription itself stays).
-// Returns false when attribution is not active or the sanitizer refused.
-bool setLaunchTracking(bool on);
-
 // The calling thread is the gate's: its launches in Region::Gate are the
 // harness's own work (reference, poisoning, L2 flush) and are not attributed.
 // Launches from any other thread are the candidate's, whatever the region.

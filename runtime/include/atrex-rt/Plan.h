@@ -52,9 +52,11 @@ struct PlanSettings {
   // Device-side sleep (clock cycles) ahead of each timed call's start event, so
   // the call is enqueued before the GPU reaches the event (hides the host gap).
   int64_t gapSleepCycles = 100000;
-  // "all": every timed rep runs with the launch callbacks; "audit": a secret
-  // random third of them (the others give the time; see docs/gate.md).
-  std::string timedAttribution = "all";
+  // Time passing units in a second worker run without the Sanitizer
+  // subscription (see atrex-gate.cpp, docs/gate.md); its median is used when
+  // within cleanTimingTolerance of the attributed run's.
+  bool cleanTiming = true;
+  double cleanTimingTolerance = 0.1;
   std::string seedSource = "random"; // "random" or "fixed"
   uint64_t seed = 0;                 // with "fixed"
   std::string gpu;                   // expected GPU name substring (optional)

@@ -51,10 +51,6 @@ int64_t gateLaunchCount = 0;
 std::atomic<int> region{0};
 std::thread::id gateThread;
 bool isActive = false;
-#if ATREX_HAVE_SANITIZER
-Sanitizer_SubscriberHandle subscriber{};
-#endif
-void *enableFn = nullptr;
 
 const char *regionName(int r) {
   switch (r) {
@@ -174,8 +170,6 @@ bool start(const std::set<uint64_t> &own, const std::string &libraryPath, std::s
       error = "sanitizerEnableDomain failed for domain " + std::to_string(static_cast<int>(d));
       return false;
     }
-  subscriber = handle;
-  enableFn = reinterpret_cast<void *>(enable);
   isActive = true;
   return true;
 #else
@@ -187,21 +181,6 @@ bool start(const std::set<uint64_t> &own, const std::string &libraryPath, std::s
 }
 
 bool active() { return isActive; }
-
-bool setLaunchTracking(bool on) {
-#if ATREX_HAVE_SANITIZER
-  if (!isActive || !enableFn)
-    return false;
-  auto enable = reinterpret_cast<EnableDomainFn>(enableFn);
-  for (auto d : {SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CB_DOMAIN_GRAPHS})
-    if (enable(on ? 1 : 0, subscriber, d) != SANITIZER_SUCCESS)
-      return false;
-  return true;
-#else
-  (void)on;
-  return false;
-#endif
-}
 void setGateThread() { gateThread = std::this_thread::get_id(); }
 void setRegion(Region r) { region.store(static_cast<int>(r)); }
 

@@ -119,11 +119,14 @@ static std::vector<Cubin> extractCubins(const std::string &so, const std::string
   fs::create_directories(dir);
   Limits lim;
   lim.wallSeconds = 120;
-  ChildResult r = runSupervised({std::string(ATREX_RT_CUDA_BIN_DIR) + "/cuobjdump", "-xelf", "all",
-                                 fs::absolute(so).string()},
-                                lim, "", dir);
+  // ATREX_CUOBJDUMP: another cuobjdump (a CUDA install without one, tests).
+  std::string tool = std::string(ATREX_RT_CUDA_BIN_DIR) + "/cuobjdump";
+  if (const char *env = std::getenv("ATREX_CUOBJDUMP"); env && *env)
+    tool = env;
+  ChildResult r = runSupervised({tool, "-xelf", "all", fs::absolute(so).string()}, lim, "", dir);
   if (!r.succeeded()) {
-    error = "cuobjdump -xelf all failed: " + r.reason();
+    error = "cuobjdump -xelf all failed: " + r.reason() +
+            (fs::exists(tool) ? "" : " (set ATREX_CUOBJDUMP to a cuobjdump)");
     return out;
   }
   std::vector<fs::path> files;

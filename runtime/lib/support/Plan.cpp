@@ -42,7 +42,7 @@ Plan parsePlan(const Json &j, const std::string &path) {
                 {"arch", "compile_s", "problem_s", "rss_mb", "file_mb", "address_space_mb",
                  "private_network", "trials", "warmup_ms", "min_reps", "max_reps",
                  "max_timed_s", "target_rel_err", "graph_below_us", "recheck", "seed", "gpu", "rotate_inputs",
-                 "gap_sleep_cycles", "timed_attribution",
+                 "gap_sleep_cycles", "clean_timing", "clean_timing_tolerance",
                  "cache_dir", "hip_include"},
                 path, "settings");
       s.arch = js->getString("arch", s.arch);
@@ -68,10 +68,10 @@ Plan parsePlan(const Json &j, const std::string &path) {
       s.gapSleepCycles = js->getInt("gap_sleep_cycles", s.gapSleepCycles);
       if (s.gapSleepCycles < 0 || s.gapSleepCycles > 100000000)
         planError(path, "settings.gap_sleep_cycles", "expected 0..100000000 clock cycles");
-      s.timedAttribution = js->getString("timed_attribution", s.timedAttribution);
-      if (s.timedAttribution != "all" && s.timedAttribution != "audit")
-        planError(path, "settings.timed_attribution",
-                  "expected \"all\" or \"audit\", got \"" + s.timedAttribution + "\"");
+      s.cleanTiming = js->getBool("clean_timing", s.cleanTiming);
+      s.cleanTimingTolerance = js->getDouble("clean_timing_tolerance", s.cleanTimingTolerance);
+      if (!(s.cleanTimingTolerance >= 0 && s.cleanTimingTolerance <= 1))
+        planError(path, "settings.clean_timing_tolerance", "expected a fraction in [0, 1]");
       s.gpu = js->getString("gpu", "");
       s.cacheDir = js->getString("cache_dir", "");
       // HIP include directory (relative to the plan's directory); default: env/build.

@@ -291,7 +291,6 @@ TEST(Plan, ParsesAndResolvesPaths) {
   EXPECT_EQ(p.settings.seed, 5u);
   EXPECT_EQ(p.settings.trials, 3);
   EXPECT_EQ(p.settings.gapSleepCycles, 100000);
-  EXPECT_EQ(p.settings.timedAttribution, "all");
 }
 
 TEST(Plan, ShardsPartitionUnits) {
@@ -320,9 +319,6 @@ TEST(Plan, ErrorsNameFileAndEntry) {
   EXPECT_NE(err(R"({"settings":{"trials":2},"submissions":[]})").find("at least 3"), std::string::npos);
   EXPECT_NE(err(R"({"settings":{"gap_sleep_cycles":-1},"submissions":[]})")
                 .find("settings.gap_sleep_cycles: expected 0..100000000 clock cycles"),
-            std::string::npos);
-  EXPECT_NE(err(R"({"settings":{"timed_attribution":"some"},"submissions":[]})")
-                .find("settings.timed_attribution: expected \"all\" or \"audit\", got \"some\""),
             std::string::npos);
   EXPECT_NE(err(R"({"setings":{}})").find("unknown key 'setings'"), std::string::npos);
   EXPECT_NE(err(R"({"submissions":[]})").find("non-empty"), std::string::npos);

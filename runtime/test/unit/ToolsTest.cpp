@@ -192,6 +192,96 @@ TEST(AtrexGate, ResumeRunsOnlyTheMissingUnits) {
   EXPECT_NE(o.text.find("--jobs '0': expected 1..256"), std::string::npos) << o.text;
 }
 
+// The time of a passing unit comes from a second worker run without the
+// Sanitizer (ATREX_GATE_NO_ATTRIBUTION=1), used only within the tolerance of
+// the attributed run's median. A scripted worker stands in for the real one.
+TEST(AtrexGate, CleanTimingRunGivesTheTimeWithinTolerance) {
+  std::string d = tmp("gate-clean");
+  std::ofstream(d + "/worker.sh") << R"(#!/bin/sh
+echo "run ${ATREX_GATE_NO_ATTRIBUTION:-0} ${ATREX_GATE_CLEAN_RUN:-0}" >> "$FAKE_LOG"
+if [ "${ATREX_GATE_NO_ATTRIBUTION:-0}" = 1 ]; then
+  if [ -n "$FAKE_CLEAN_FAIL" ]; then
+    echo '{"status":"fail","stage":"correctness","reason":"wrong when unobserved"}' >&3; exit 0
+  fi
+  echo "{\"status\":\"pass\",\"stage\":\"done\",\"performance\":{\"median_us\":$FAKE_CLEAN_US,\"p10_us\":1,\"p90_us\":2,\"reps\":7,\"mode\":\"eager\"},\"attribution\":{\"available\":false}}" >&3
+else
+  echo "{\"status\":\"pass\",\"stage\":\"done\",\"performance\":{\"median_us\":100,\"p10_us\":99,\"p90_us\":101,\"reps\":10,\"mode\":\"eager\",\"side_stream_reps\":${FAKE_SIDE:-0},\"launch_gap_hidden\":true},\"attribution\":{\"available\":true,\"verdict\":\"adopted\"}}" >&3
+fi
+)";
+  fs::permissions(d + "/worker.sh", fs::perms::owner_all);
+  // cuobjdump (absent from some CUDA installs, such as CI's) extracts one cubin.
+  std::ofstream(d + "/cuobjdump.sh") << "#!/bin/sh\necho fake-elf > sub.1.sm_90.cubin\n";
+  fs::permissions(d + "/cuobjdump.sh", fs::perms::owner_all);
+  auto plan = [&](const std::string &settings) {
+    std::ofstream(d + "/plan.json") << R"({"settings":{)" + settings + R"(},"submissions":[{"source":")" +
+                                           std::string(ATREX_RT_SOURCE_DIR) +
+                                           R"(/../examples/gate/silu_and_mul_naive.cu","operator":"silu_and_mul",
+      "expected_verdict":"adopted","problems":[{"shape":{"T":2,"D":8}}]}]})";
+  };
+  auto gate = [&](const std::string &env, int &runs) {
+    fs::remove(d + "/r.jsonl");
+    fs::remove(d + "/log");
+    Out o = sh("ATREX_CUOBJDUMP=" + d + "/cuobjdump.sh FAKE_LOG=" + d + "/log " + env + " " + kGate + " --quiet --plan " + d + "/plan.json --out " +
+               d + "/r.jsonl --cache " + d + "/cache --worker " + d + "/worker.sh");
+    EXPECT_EQ(o.status, 0) << o.text;
+    std::ifstream log(d + "/log");
+    std::string all((std::istreambuf_iterator<char>(log)), {});
+    runs = static_cast<int>(std::count(all.begin(), all.end(), '\n'));
+    if (runs == 2)
+      EXPECT_EQ(all, "run 0 0\nrun 1 1\n");
+    std::ifstream in(d + "/r.jsonl");
+    std::string line;
+    std::getline(in, line);
+    Json r = Json::parse(line);
+    EXPECT_EQ(validateResult(r), "") << line;
+    EXPECT_EQ(r.getString("status", ""), "pass") << line;
+    EXPECT_TRUE(r.getBool("expected_verdict_met", false)) << line;
+    return r;
+  };
+  plan("");
+  int runs = 0;
+  Json r = gate("FAKE_CLEAN_US=96", runs);
+  const Json *p = r.get("performance");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(runs, 2);
+  EXPECT_EQ(p->getDouble("median_us", 0), 96);
+  EXPECT_EQ(p->getInt("reps", 0), 7);
+  EXPECT_EQ(p->get("attributed")->getDouble("median_us", 0), 100);
+  EXPECT_TRUE(p->get("clean_run")->getBool("used", false));
+  EXPECT_NEAR(p->get("clean_run")->getDouble("ratio_to_attributed", 0), 0.96, 1e-9);
+
+  // Far faster when not observed: the attributed time stands.
+  r = gate("FAKE_CLEAN_US=50", runs);
+  p = r.get("performance");
+  EXPECT_EQ(p->getDouble("median_us", 0), 100);
+  EXPECT_FALSE(p->get("clean_run")->getBool("used", true));
+  EXPECT_NE(p->get("clean_run")->getString("why", "").find("0.5x the attributed one, outside 1 +- 0.1"),
+            std::string::npos) << r.dump();
+  EXPECT_EQ(p->get("attributed"), nullptr);
+
+  // The clean run fails: the attributed result stands, the reason is kept.
+  r = gate("FAKE_CLEAN_FAIL=1", runs);
+  p = r.get("performance");
+  EXPECT_EQ(p->getDouble("median_us", 0), 100);
+  EXPECT_EQ(p->get("clean_run")->getString("why", ""),
+            "the clean run did not pass: fail at correctness: wrong when unobserved");
+
+  // Side streams: no clean run (without attribution the gate cannot see them).
+  r = gate("FAKE_SIDE=3 FAKE_CLEAN_US=50", runs);
+  EXPECT_EQ(runs, 1);
+  EXPECT_EQ(r.get("performance")->get("clean_run")->getString("why", ""), "the call uses side streams");
+
+  // A wider tolerance admits the 0.5x; clean_timing false runs the worker once.
+  plan(R"("clean_timing_tolerance":0.6)");
+  r = gate("FAKE_CLEAN_US=50", runs);
+  EXPECT_EQ(r.get("performance")->getDouble("median_us", 0), 50);
+  plan(R"("clean_timing":false)");
+  r = gate("FAKE_CLEAN_US=50", runs);
+  EXPECT_EQ(runs, 1);
+  EXPECT_EQ(r.get("performance")->get("clean_run"), nullptr);
+  EXPECT_EQ(r.get("performance")->getDouble("median_us", 0), 100);
+}
+
 TEST(AtrexGate, BadPlanExitsTwo) {
   std::string d = tmp("gate-bad");
   std::ofstream(d + "/plan.json") << R"({"submissions":[{"source":"a.cu","operator":"rms_norm","problems":[{"shape":{"T":1}}]}]})";
