@@ -83,39 +83,66 @@ std::set<std::string> completedUnits(const std::string &path) {
   return done;
 }
 
+struct Outcome {
+  std::string status, stage, reason;
+};
+
+// A worker run's status, stage and reason from its last report and how it ended.
+Outcome outcomeOf(const ChildResult &child, bool haveReport, const Json &rep) {
+  Outcome o;
+  o.stage = haveReport ? rep.getString("stage", "setup") : "setup";
+  if (haveReport && rep.has("status") && child.succeeded()) {
+    o.status = rep.getString("status", "error");
+    o.reason = rep.getString("reason", "");
+  } else if (haveReport && rep.has("status") && child.end == ChildResult::End::Exited) {
+    o.status = rep.getString("status", "error");
+    o.reason = rep.getString("reason", "") + (rep.has("reason") ? "" : child.reason());
+  } else if (child.end == ChildResult::End::SpawnFailed) {
+    o.status = "error";
+    o.reason = "setup: " + child.reason();
+  } else {
+    o.status = "fail";
+    o.reason = o.stage + ": " + child.reason();
+  }
+  return o;
+}
+
 // The time of a passing unit comes from a second run of the worker without
 // the Compute Sanitizer subscription, which slows memory-bound kernels by
 // 1-4% (bench/results/gate-2026-11-29/run5, run6): the attributed run decides
 // the verdict, the clean run gives the time. Its median is taken only within
 // `clean_timing_tolerance` of the attributed one, so a submission that
 // behaves differently when not observed gains at most that much; never with
-// side streams (without launch callbacks the gate cannot see them).
+// side streams (without launch callbacks the gate cannot see them). A clean
+// run that fails (wrong output, crash, hang) fails the unit: returned as an
+// Outcome with status "fail"; otherwise the status is empty.
 template <typename RunClean>
-void cleanTiming(Json &r, const PlanSettings &settings, RunClean runClean) {
+Outcome cleanTiming(Json &r, const PlanSettings &settings, RunClean runClean) {
   Json *perf = r.get("performance");
   const Json *attribution = r.get("attribution");
   if (!perf || !attribution || !attribution->getBool("available", false))
-    return;
+    return {};
   Json clean = Json::object();
   if (perf->getInt("side_stream_reps", 0) > 0 || !perf->getBool("launch_gap_hidden", true)) {
     clean.set("used", false);
     clean.set("why", "the call uses side streams");
     perf->set("clean_run", clean);
-    return;
+    return {};
   }
   auto [child, have, rep] = runClean();
+  Outcome out = outcomeOf(child, have, rep);
   const Json *cperf = have ? rep.get("performance") : nullptr;
   double attributed = perf->getDouble("median_us", 0);
   clean.set("child", child.toJson());
-  if (!have || rep.getString("status", "") != "pass" || !cperf) {
-    // The attributed run stands: its time is an overestimate, never an underestimate.
+  if (out.status != "pass" || !cperf) {
+    // The attributed time stands (an overestimate, never an underestimate).
     clean.set("used", false);
-    std::string why = have ? rep.getString("status", "?") + " at " + rep.getString("stage", "?") +
-                                 (rep.has("reason") ? ": " + rep.getString("reason", "") : "")
-                           : child.reason();
-    clean.set("why", "the clean run did not pass: " + why.substr(0, 500));
+    clean.set("why", ("the clean run did not pass: " + out.status + " at " + out.stage + ": " +
+                      out.reason).substr(0, 600));
     perf->set("clean_run", clean);
-    return;
+    if (out.status == "fail")
+      return out;
+    return {};
   }
   double cm = cperf->getDouble("median_us", 0);
   clean.set("median_us", cm);
@@ -133,7 +160,7 @@ void cleanTiming(Json &r, const PlanSettings &settings, RunClean runClean) {
                   ratio, tol);
     clean.set("why", why);
     perf->set("clean_run", clean);
-    return;
+    return {};
   }
   clean.set("used", true);
   Json att = Json::object();
@@ -145,6 +172,7 @@ void cleanTiming(Json &r, const PlanSettings &settings, RunClean runClean) {
     if (const Json *v = cperf->get(k))
       perf->set(k, *v);
   perf->set("clean_run", clean);
+  return {};
 }
 
 // Appends one line under an exclusive lock (several gate workers may share a file).
@@ -408,28 +436,25 @@ int main(int argc, char **argv) {
         for (const char *k : {"env", "correctness", "performance", "attribution"})
           if (const Json *v = rep.get(k))
             r.set(k, *v);
-      stage = haveReport ? rep.getString("stage", "setup") : "setup";
-      if (haveReport && rep.has("status") && child.succeeded()) {
-        status = rep.getString("status", "error");
-        reason = rep.getString("reason", "");
-      } else if (haveReport && rep.has("status") && child.end == ChildResult::End::Exited) {
-        status = rep.getString("status", "error");
-        reason = rep.getString("reason", "") + (rep.has("reason") ? "" : child.reason());
-      } else if (child.end == ChildResult::End::SpawnFailed) {
-        status = "error";
-        reason = "setup: " + child.reason();
-      } else {
-        status = "fail";
-        reason = stage + ": " + child.reason();
-      }
+      Outcome out = outcomeOf(child, haveReport, rep);
+      status = out.status;
+      stage = out.stage;
+      reason = out.reason;
       if (const Json *a = r.get("attribution"))
         verdict = a->getString("verdict", "unknown");
-      if (status == "pass" && plan.settings.cleanTiming)
-        cleanTiming(r, plan.settings, [&] {
+      if (status == "pass" && plan.settings.cleanTiming) {
+        Outcome cleanFail = cleanTiming(r, plan.settings, [&] {
           Json crep;
-          auto [cchild, chave] = runWorker({{"ATREX_GATE_NO_ATTRIBUTION", "1"}, {"ATREX_GATE_CLEAN_RUN", "1"}}, crep);
+          auto [cchild, chave] =
+              runWorker({{"ATREX_GATE_NO_ATTRIBUTION", "1"}, {"ATREX_GATE_CLEAN_RUN", "1"}}, crep);
           return std::make_tuple(cchild, chave, crep);
         });
+        if (cleanFail.status == "fail") {
+          status = "fail";
+          stage = cleanFail.stage;
+          reason = "clean timing run (no attribution): " + cleanFail.reason;
+        }
+      }
       if (status == "pass" && prob.floorSeconds > 0) {
         double med = r.get("performance")->getDouble("median_us", 0) * 1e-6;
         if (med < prob.floorSeconds) {

@@ -200,6 +200,7 @@ TEST(AtrexGate, CleanTimingRunGivesTheTimeWithinTolerance) {
   std::ofstream(d + "/worker.sh") << R"(#!/bin/sh
 echo "run ${ATREX_GATE_NO_ATTRIBUTION:-0} ${ATREX_GATE_CLEAN_RUN:-0}" >> "$FAKE_LOG"
 if [ "${ATREX_GATE_NO_ATTRIBUTION:-0}" = 1 ]; then
+  [ -n "$FAKE_CLEAN_CRASH" ] && kill -SEGV $$
   if [ -n "$FAKE_CLEAN_FAIL" ]; then
     echo '{"status":"fail","stage":"correctness","reason":"wrong when unobserved"}' >&3; exit 0
   fi
@@ -218,7 +219,7 @@ fi
                                            R"(/../examples/gate/silu_and_mul_naive.cu","operator":"silu_and_mul",
       "expected_verdict":"adopted","problems":[{"shape":{"T":2,"D":8}}]}]})";
   };
-  auto gate = [&](const std::string &env, int &runs) {
+  auto gate = [&](const std::string &env, int &runs, const std::string &want = "pass") {
     fs::remove(d + "/r.jsonl");
     fs::remove(d + "/log");
     Out o = sh("ATREX_CUOBJDUMP=" + d + "/cuobjdump.sh FAKE_LOG=" + d + "/log " + env + " " + kGate + " --quiet --plan " + d + "/plan.json --out " +
@@ -234,8 +235,8 @@ fi
     std::getline(in, line);
     Json r = Json::parse(line);
     EXPECT_EQ(validateResult(r), "") << line;
-    EXPECT_EQ(r.getString("status", ""), "pass") << line;
-    EXPECT_TRUE(r.getBool("expected_verdict_met", false)) << line;
+    EXPECT_EQ(r.getString("status", ""), want) << line;
+    EXPECT_EQ(r.getBool("expected_verdict_met", false), want == "pass") << line;
     return r;
   };
   plan("");
@@ -259,12 +260,18 @@ fi
             std::string::npos) << r.dump();
   EXPECT_EQ(p->get("attributed"), nullptr);
 
-  // The clean run fails: the attributed result stands, the reason is kept.
-  r = gate("FAKE_CLEAN_FAIL=1", runs);
+  // Wrong output when not observed fails the unit; the attributed figures stay.
+  r = gate("FAKE_CLEAN_FAIL=1", runs, "fail");
   p = r.get("performance");
+  EXPECT_EQ(r.getString("reason", ""), "clean timing run (no attribution): wrong when unobserved");
+  EXPECT_EQ(r.getString("stage", ""), "correctness");
   EXPECT_EQ(p->getDouble("median_us", 0), 100);
   EXPECT_EQ(p->get("clean_run")->getString("why", ""),
             "the clean run did not pass: fail at correctness: wrong when unobserved");
+  // A clean run that crashes fails the unit too.
+  r = gate("FAKE_CLEAN_CRASH=1", runs, "fail");
+  EXPECT_NE(r.getString("reason", "").find("clean timing run (no attribution): setup: "), std::string::npos)
+      << r.dump();
 
   // Side streams: no clean run (without attribution the gate cannot see them).
   r = gate("FAKE_SIDE=3 FAKE_CLEAN_US=50", runs);
