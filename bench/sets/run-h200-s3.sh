@@ -6,11 +6,16 @@
 #
 #   STEPS="build timing gputests hip" DEADLINE_S=560 bash bench/sets/run-h200-s3.sh   (carry .debs)
 #   STEPS="build sets examples"       DEADLINE_S=570 bash bench/sets/run-h200-s3.sh   (again until done)
+#   STEPS="build clean ncu overhead examples" DEADLINE_S=560 bash bench/sets/run-h200-s3.sh
+#                                     (next: the clean timing run on a GPU; keep $OUT to <= 8 files)
 #
 # build     runtime/ with the tests; with .debs/ also HIP's patched NVIDIA headers
 # timing    plan-timing.json (rms_norm, silu_and_mul, gemm_bf16) four ways: attribution on/off x
 #           gap sleep 1e5/1e6 cycles
 # ncu       ncu gpu__time_duration on rms_norm and silu_and_mul (the same plan, attribution off)
+# clean     plan-timing.json as the gate now runs it (clean timing run on): with the ncu step,
+#           the timing-accuracy evidence of the clean timing path
+# overhead  plan-overhead.json (one submission, 10 shapes) after a compiling run: wall time
 # gputests  AtrexRtGpuTests (CUDA references vs CPU, the end-to-end gate, max_seqlen per trial)
 # (call 4 also ran an "audit" step, the experiment with the since removed timed_attribution
 #  setting: see bench/results/gate-2026-11-29/run6/COMMAND.md, commit 2966606)
@@ -56,7 +61,7 @@ while p+60<=len(d):
     echo "== timing (gate) $(date -u +%T)"
     for v in "attr 100000" "noattr 100000" "attr 1000000" "noattr 1000000"; do
       set -- $v
-      python3 - "$2" "$OUT/plan-timing-$1-$2.json" <<'PY'
+      python3 - "$2" "$W/plan-timing-$1-$2.json" <<'PY'
 import json, os, sys
 p = json.load(open("examples/gate/plan-timing.json"))
 p["settings"]["gap_sleep_cycles"] = int(sys.argv[1])
@@ -66,14 +71,14 @@ json.dump(p, open(sys.argv[2], "w"), indent=1)
 PY
       if [[ $1 == noattr ]]; then export ATREX_GATE_NO_ATTRIBUTION=1; else unset ATREX_GATE_NO_ATTRIBUTION; fi
       t0=$SECONDS
-      run 150 $G --plan "$OUT/plan-timing-$1-$2.json" --out "$OUT/gate-timing-$1-$2.jsonl" 2>&1 | grep -v '^atrex-gate: compiled'
+      run 150 $G --plan "$W/plan-timing-$1-$2.json" --out "$OUT/gate-timing-$1-$2.jsonl" 2>&1 | grep -v '^atrex-gate: compiled'
       echo "timing $1 $2: $((SECONDS - t0)) s"
     done
     unset ATREX_GATE_NO_ATTRIBUTION
   fi
   if has ncu; then
     echo "== timing (ncu) $(date -u +%T)"
-    python3 - "$OUT/plan-timing-noattr-100000.json" <<'PY'
+    python3 - "$W/plan-timing-noattr-100000.json" <<'PY'
 import json, os, sys
 p = json.load(open("examples/gate/plan-timing.json"))
 for s in p["submissions"]:
@@ -85,10 +90,26 @@ PY
       ATREX_GATE_NO_ATTRIBUTION=1 run 70 ncu --target-processes all --clock-control none --cache-control all \
         -k regex:'rms_norm_kernel|silu_and_mul_kernel' --launch-skip 5 --launch-count 20 \
         --metrics gpu__time_duration.sum --csv \
-        $G --plan "$OUT/plan-timing-noattr-100000.json" --out "$OUT/gate-timing-under-ncu.jsonl" --shard $i/3 \
+        $G --plan "$W/plan-timing-noattr-100000.json" --out "$OUT/gate-timing-under-ncu.jsonl" --shard $i/3 \
         >>"$OUT/ncu.csv" 2>>"$OUT/ncu.err"
       echo "ncu shard $i: rc $?"
     done
+  fi
+  if has clean; then
+    # The gate as it now runs (clean timing on by default) on the timing plan; compare its
+    # median_us (the clean run's) and performance.attributed.median_us with the ncu step.
+    echo "== clean timing $(date -u +%T)"
+    t0=$SECONDS
+    run 200 $G --plan examples/gate/plan-timing.json --out "$OUT/gate-timing-clean.jsonl"
+    echo "clean timing: rc $?, $((SECONDS - t0)) s"
+  fi
+  if has overhead; then
+    # One submission over 10 shapes, compilation cached: the gate's own wall time per unit.
+    echo "== overhead $(date -u +%T)"
+    run 60 $G --plan examples/gate/plan-overhead.json --out $W/warm.jsonl >/dev/null 2>&1 # compile
+    t0=$SECONDS
+    run 200 $G --plan examples/gate/plan-overhead.json --out "$OUT/gate-overhead.jsonl"
+    echo "overhead: rc $?, $((SECONDS - t0)) s for the whole run (compilation cached)"
   fi
   if has gputests; then
     echo "== GPU unit tests $(date -u +%T)"
