@@ -30,6 +30,7 @@
 #include <execinfo.h>
 #include <iostream>
 #include <random>
+#include <fcntl.h>
 #include <unistd.h>
 
 using namespace atrex::rt;
@@ -38,6 +39,17 @@ namespace {
 
 Json gReport = Json::object();
 FILE *gReportOut = nullptr;
+
+// Whose work the process is doing, in one byte of <job>.phase: 'c' from a
+// candidate call (or load) until the gate's next check, 'g' while the gate
+// computes references and compares. When the watchdog kills the process, the
+// parent reads it to tell a hang of the candidate from the gate's own work
+// outrunning problem_s (then the unit is the gate's `error`, not a `fail`).
+int gPhaseFd = -1;
+void markPhase(char phase) {
+  if (gPhaseFd >= 0 && pwrite(gPhaseFd, &phase, 1, 0) != 1) {
+  }
+}
 
 void emit() {
   std::string line = gReport.dump() + "\n";
@@ -189,6 +201,7 @@ struct Worker {
   // Returns "" or the entry's C++ exception text.
   std::string call(Args &a, attr::Region region) {
     char err[1024] = {0};
+    markPhase('c');
     attr::beginCall();
     attr::setRegion(region);
     int rc = entry(a.ptrs.data(), err, sizeof(err));
@@ -239,6 +252,9 @@ struct Worker {
 
   // Compares the candidate's outputs with the reference computed from `before`.
   Json check(const Args &a, const TensorMap &before, bool &ok) {
+    // The candidate's work ends when the device is idle; the rest is the gate's.
+    cudaDeviceSynchronize();
+    markPhase('g');
     Json j = Json::object();
     // Inputs that are not in/out must be bitwise unchanged.
     Json changed = Json::array();
@@ -345,6 +361,8 @@ int main(int argc, char **argv) {
     gReportOut = stdout;
   if (jobPath.empty())
     finish("error", "setup", "no --job given");
+  gPhaseFd = open((jobPath + ".phase").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  markPhase('g');
 
   Json job;
   std::set<uint64_t> own;
@@ -410,7 +428,9 @@ int main(int argc, char **argv) {
 
   // Load the submission.
   std::string so = job.getString("library", "");
+  markPhase('c'); // its static initialisers run here
   void *handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  markPhase('g');
   if (!handle)
     finish("fail", "setup", std::string("cannot load the submission: ") + dlerror());
   w.entry = reinterpret_cast<EntryFn>(dlsym(handle, "atrex_entry_v1"));

@@ -83,12 +83,18 @@ std::set<std::string> completedUnits(const std::string &path) {
   return done;
 }
 
+int readFirstByte(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  char c;
+  return in.get(c) ? c : -1;
+}
+
 struct Outcome {
   std::string status, stage, reason;
 };
 
 // A worker run's status, stage and reason from its last report and how it ended.
-Outcome outcomeOf(const ChildResult &child, bool haveReport, const Json &rep) {
+Outcome outcomeOf(const ChildResult &child, bool haveReport, const Json &rep, bool gateTimedOut) {
   Outcome o;
   o.stage = haveReport ? rep.getString("stage", "setup") : "setup";
   if (haveReport && rep.has("status") && child.succeeded()) {
@@ -100,6 +106,12 @@ Outcome outcomeOf(const ChildResult &child, bool haveReport, const Json &rep) {
   } else if (child.end == ChildResult::End::SpawnFailed) {
     o.status = "error";
     o.reason = "setup: " + child.reason();
+  } else if (gateTimedOut) {
+    // Killed while the gate itself (reference, comparisons) was working.
+    o.status = "error";
+    o.reason = o.stage + ": " + child.reason() +
+               " in the gate's own work (reference and checks), not the submission's: "
+               "raise settings.problem_s";
   } else {
     o.status = "fail";
     o.reason = o.stage + ": " + child.reason();
@@ -129,8 +141,8 @@ Outcome cleanTiming(Json &r, const PlanSettings &settings, RunClean runClean) {
     perf->set("clean_run", clean);
     return {};
   }
-  auto [child, have, rep] = runClean();
-  Outcome out = outcomeOf(child, have, rep);
+  auto [child, have, gateTimedOut, rep] = runClean();
+  Outcome out = outcomeOf(child, have, rep, gateTimedOut);
   const Json *cperf = have ? rep.get("performance") : nullptr;
   double attributed = perf->getDouble("median_us", 0);
   clean.set("child", child.toJson());
@@ -412,8 +424,12 @@ int main(int argc, char **argv) {
       lim.privateNetwork = plan.settings.privateNetwork;
       // The worker's last complete JSON line is its state.
       auto runWorker = [&](const std::map<std::string, std::string> &env, Json &rep) {
+        std::error_code ec;
+        fs::remove(jobPath + ".phase", ec);
         ChildResult c = runSupervised({worker, "--job", jobPath}, lim, std::to_string(unitSeed) + "\n",
                                       jobDir, env, {"ATREX_GATE_SEED"});
+        bool gateTimedOut =
+            c.end == ChildResult::End::TimedOut && readFirstByte(jobPath + ".phase") == 'g';
         bool have = false;
         size_t pos = 0;
         while (pos < c.report.size()) {
@@ -427,16 +443,16 @@ int main(int argc, char **argv) {
           }
           pos = nl + 1;
         }
-        return std::make_pair(c, have);
+        return std::make_tuple(c, have, gateTimedOut);
       };
       Json rep;
-      auto [child, haveReport] = runWorker({}, rep);
+      auto [child, haveReport, gateTimedOut] = runWorker({}, rep);
       r.set("child", child.toJson());
       if (haveReport)
         for (const char *k : {"env", "correctness", "performance", "attribution"})
           if (const Json *v = rep.get(k))
             r.set(k, *v);
-      Outcome out = outcomeOf(child, haveReport, rep);
+      Outcome out = outcomeOf(child, haveReport, rep, gateTimedOut);
       status = out.status;
       stage = out.stage;
       reason = out.reason;
@@ -445,9 +461,9 @@ int main(int argc, char **argv) {
       if (status == "pass" && plan.settings.cleanTiming) {
         Outcome cleanFail = cleanTiming(r, plan.settings, [&] {
           Json crep;
-          auto [cchild, chave] =
+          auto [cchild, chave, cgate] =
               runWorker({{"ATREX_GATE_NO_ATTRIBUTION", "1"}, {"ATREX_GATE_CLEAN_RUN", "1"}}, crep);
-          return std::make_tuple(cchild, chave, crep);
+          return std::make_tuple(cchild, chave, cgate, crep);
         });
         if (cleanFail.status == "fail") {
           status = "fail";

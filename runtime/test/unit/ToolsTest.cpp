@@ -41,6 +41,10 @@ std::string tmp(const std::string &name) {
 }
 const std::string kRef = ATREX_BIN_DIR "/atrex-ref";
 const std::string kGate = ATREX_BIN_DIR "/atrex-gate";
+// One compile cache for the tests that compile a real submission (keyed by content).
+std::string sharedCache() {
+  return fs::path(::testing::TempDir() + "/atrex-tools-shared-cache").lexically_normal().string();
+}
 } // namespace
 
 TEST(AtrexRef, GenerateAndCheck) {
@@ -223,7 +227,7 @@ fi
     fs::remove(d + "/r.jsonl");
     fs::remove(d + "/log");
     Out o = sh("ATREX_CUOBJDUMP=" + d + "/cuobjdump.sh FAKE_LOG=" + d + "/log " + env + " " + kGate + " --quiet --plan " + d + "/plan.json --out " +
-               d + "/r.jsonl --cache " + d + "/cache --worker " + d + "/worker.sh");
+               d + "/r.jsonl --cache " + sharedCache() + " --worker " + d + "/worker.sh");
     EXPECT_EQ(o.status, 0) << o.text;
     std::ifstream log(d + "/log");
     std::string all((std::istreambuf_iterator<char>(log)), {});
@@ -287,6 +291,45 @@ fi
   EXPECT_EQ(runs, 1);
   EXPECT_EQ(r.get("performance")->get("clean_run"), nullptr);
   EXPECT_EQ(r.get("performance")->getDouble("median_us", 0), 100);
+}
+
+// When the watchdog ends a unit, the worker's phase byte (<job>.phase) tells
+// a hang of the candidate (`fail`) from the gate's own reference and checks
+// outrunning problem_s (`error`, with advice), found by the sets run.
+TEST(AtrexGate, WatchdogBlamesWhoeverWasWorking) {
+  std::string d = tmp("gate-phase");
+  std::ofstream(d + "/worker.sh") << "#!/bin/sh\nprintf %s \"$FAKE_PHASE\" > \"$2.phase\"\n"
+                                     "echo '{\"stage\":\"correctness\"}' >&3\nexec sleep 30\n";
+  fs::permissions(d + "/worker.sh", fs::perms::owner_all);
+  std::ofstream(d + "/cuobjdump.sh") << "#!/bin/sh\necho fake-elf > sub.1.sm_90.cubin\n";
+  fs::permissions(d + "/cuobjdump.sh", fs::perms::owner_all);
+  std::ofstream(d + "/plan.json") << R"({"settings":{"problem_s":1},"submissions":[{"source":")" +
+                                         std::string(ATREX_RT_SOURCE_DIR) +
+                                         R"(/../examples/gate/silu_and_mul_naive.cu","operator":"silu_and_mul",
+      "problems":[{"shape":{"T":2,"D":8}}]}]})";
+  auto gate = [&](const char *phase) {
+    fs::remove(d + "/r.jsonl");
+    Out o = sh(std::string("FAKE_PHASE=") + phase + " ATREX_CUOBJDUMP=" + d + "/cuobjdump.sh " + kGate +
+               " --quiet --plan " + d + "/plan.json --out " + d + "/r.jsonl --cache " + sharedCache() +
+               " --worker " + d + "/worker.sh");
+    std::ifstream in(d + "/r.jsonl");
+    std::string line;
+    std::getline(in, line);
+    return std::make_pair(o.status, Json::parse(line));
+  };
+  auto [st, r] = gate("g");
+  EXPECT_EQ(st, 2);
+  EXPECT_EQ(r.getString("status", ""), "error") << r.dump();
+  EXPECT_EQ(r.getString("reason", ""),
+            "correctness: hang: still running after 1 s; the watchdog killed its process group in the "
+            "gate's own work (reference and checks), not the submission's: raise settings.problem_s")
+      << r.dump();
+  std::tie(st, r) = gate("c");
+  EXPECT_EQ(st, 0);
+  EXPECT_EQ(r.getString("status", ""), "fail") << r.dump();
+  EXPECT_EQ(r.getString("reason", ""), "correctness: hang: still running after 1 s; the watchdog killed "
+                                       "its process group")
+      << r.dump();
 }
 
 TEST(AtrexGate, BadPlanExitsTwo) {
