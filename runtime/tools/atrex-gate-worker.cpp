@@ -722,6 +722,7 @@ int main(int argc, char **argv) {
       if (mode == "graph") {
         attr::beginCall();
         attr::setRegion(attr::Region::Timed);
+        markPhase('c');
         graphs[r]->replay();
         attr::setRegion(attr::Region::Gate);
       } else {
