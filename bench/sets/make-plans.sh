@@ -67,3 +67,27 @@ for sub in plans["production"]["submissions"]:
     out["submissions"] += [s for s in plans["naive"]["submissions"] if s["operator"] == sub["operator"]]
 json.dump(out, open(f"{d}/plan-both.json", "w"), indent=1, sort_keys=True)
 PY
+# plan-suite.json: both sets on all 327 problems of the suite (654 units), operator by
+# operator as plan-both; for several GPUs run one shard per GPU into one results file
+# (bench/sets/run-h200-s3.sh, step "suite"), with --resume.
+python3 - "$D" "$BIN" "$ROOT" <<'PY'
+import json, os, subprocess, sys
+d, binary, root = sys.argv[1:4]
+plans = {}
+for s in ("production", "naive"):
+    tmp = f"{d}/plan-suite-{s}.json.tmp"
+    subprocess.run([f"{binary}/atrex-suite", "plan", "--set", f"{root}/examples/sets/{s}",
+                    "--sealed", f"{d}/bundle/sealed/sealed.json", "--gpu", "H200", "--max-per-op", "0",
+                    "--seed", "sealed", "-o", tmp], check=True)
+    plans[s] = json.load(open(tmp))
+    os.remove(tmp)
+both = json.load(open(f"{d}/plan-both.json"))
+out = {k: v for k, v in both.items() if k != "submissions"}   # the same settings as the sets runs
+out["submissions"] = []
+for sub in both["submissions"]:
+    s = sub["name"].split("/")[0]
+    full = next(x for x in plans[s]["submissions"] if x["operator"] == sub["operator"])
+    out["submissions"].append(dict(sub, problems=full["problems"]))
+json.dump(out, open(f"{d}/plan-suite.json", "w"), indent=1, sort_keys=True)
+print("plan-suite.json:", sum(len(s["problems"]) for s in out["submissions"]), "units")
+PY

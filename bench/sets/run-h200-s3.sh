@@ -23,6 +23,7 @@
 # sets      bench/sets/plan-both.json (both submission sets, 142 units) with --resume: the
 #           results file lives in build/s3/ (kept while the machine stays warm); RESUME_FROM
 #           (a results file in the working tree) seeds it when the machine is fresh
+# suite     bench/sets/plan-suite.json (both sets, all 327 problems, 654 units), one shard per GPU
 # examples  examples/gate/plan.json
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
@@ -134,6 +135,25 @@ PY
     run ${SETS_S:-560} $G --jobs 16 --resume --plan bench/sets/plan-both.json --out $W/gate-both.jsonl
     echo "sets: rc $?, $((SECONDS - t0)) s, $(wc -l <$W/gate-both.jsonl) results"
     cp $W/gate-both.jsonl "$OUT/gate-both.jsonl"
+  fi
+  if has suite; then
+    # Both sets on all 327 problems: one gate per GPU (--shard i/n), one results file (flock),
+    # --resume across calls; RESUME_FROM seeds it on a fresh machine as for "sets".
+    echo "== suite $(date -u +%T)"
+    if [[ ! -f $W/gate-suite.jsonl && -n ${RESUME_FROM:-} && -f ${RESUME_FROM} ]]; then
+      cp "$RESUME_FROM" $W/gate-suite.jsonl; echo "seeded from $RESUME_FROM ($(wc -l <$W/gate-suite.jsonl) lines)"
+    fi
+    n=$(nvidia-smi -L | wc -l); t0=$SECONDS
+    # compile once (all submissions), then the shards
+    run 200 $G --jobs 16 --compile-only --plan bench/sets/plan-suite.json --out $W/gate-suite.jsonl 2>&1 | tail -1
+    for ((i = 0; i < n; i++)); do
+      CUDA_VISIBLE_DEVICES=$i run ${SUITE_S:-540} $G --resume --plan bench/sets/plan-suite.json \
+        --out $W/gate-suite.jsonl --shard $i/$n >"$W/suite-$i.log" 2>&1 &
+    done
+    wait
+    echo "suite: $n GPUs, $((SECONDS - t0)) s, $(wc -l <$W/gate-suite.jsonl) of 654 results"
+    tail -n 3 "$W"/suite-*.log
+    cp $W/gate-suite.jsonl "$OUT/gate-suite.jsonl"
   fi
   if has examples; then
     echo "== examples $(date -u +%T)"

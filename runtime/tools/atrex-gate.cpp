@@ -1,7 +1,7 @@
 //===- atrex-gate.cpp - Run a gate plan, append JSON Lines results --------===//
 //
 //   atrex-gate --plan PLAN.json --out RESULTS.jsonl [--shard i/n] [--resume]
-//              [--jobs N] [--cache DIR] [--worker PATH] [--quiet]
+//              [--jobs N] [--compile-only] [--cache DIR] [--worker PATH] [--quiet]
 //
 // --resume skips the units that already have a result line in RESULTS.jsonl
 // (same unit index, submission and problem; "error" lines are run again), so
@@ -225,7 +225,7 @@ Json settingsJson(const PlanSettings &s) {
 
 int main(int argc, char **argv) {
   std::string planPath, outPath, shardText = "0/1", cacheDir, worker, jobDir;
-  bool quiet = false, resume = false;
+  bool quiet = false, resume = false, compileOnly = false;
   unsigned jobsOpt = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -250,6 +250,8 @@ int main(int argc, char **argv) {
       quiet = true;
     else if (a == "--resume")
       resume = true;
+    else if (a == "--compile-only")
+      compileOnly = true;
     else if (a == "--jobs") {
       std::string v = value();
       char *end = nullptr;
@@ -261,7 +263,7 @@ int main(int argc, char **argv) {
       jobsOpt = static_cast<unsigned>(n);
     } else {
       std::cerr << "usage: atrex-gate --plan PLAN.json --out RESULTS.jsonl [--shard i/n] [--resume] "
-                   "[--jobs N] [--cache DIR] [--worker PATH] [--quiet]\n";
+                   "[--jobs N] [--compile-only] [--cache DIR] [--worker PATH] [--quiet]\n";
       return 2;
     }
   }
@@ -359,6 +361,19 @@ int main(int argc, char **argv) {
       });
     for (auto &t : pool)
       t.join();
+  }
+  if (compileOnly) {
+    // Fills the cache (e.g. before one gate per GPU runs a shard each); no results file.
+    int bad = 0, internal = 0;
+    for (const auto &[name, cr] : compiled)
+      if (!cr.ok)
+        ++(cr.internalError ? internal : bad);
+    std::error_code ec;
+    fs::remove_all(jobDir, ec);
+    if (!quiet)
+      std::cerr << "atrex-gate: compiled " << compiled.size() - bad - internal << " of "
+                << compiled.size() << " submissions into " << cacheDir << "\n";
+    return internal ? 2 : bad ? 1 : 0;
   }
   auto unitsStart = std::chrono::steady_clock::now();
 

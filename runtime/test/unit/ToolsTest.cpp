@@ -186,6 +186,11 @@ TEST(AtrexGate, ResumeRunsOnlyTheMissingUnits) {
   EXPECT_EQ(o.status, 0) << o.text;
   EXPECT_NE(o.text.find("0 units in shard 0/1 of " + d + "/plan.json (3 already in"), std::string::npos)
       << o.text;
+  // --compile-only: every submission of the shard, no results; 1 when one failed to compile.
+  o = sh(kGate + " --plan " + d + "/plan.json --out " + d + "/none.jsonl --cache " + d + "/c --compile-only");
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find("compiled 0 of 1 submissions into " + d + "/c"), std::string::npos) << o.text;
+  EXPECT_FALSE(fs::exists(d + "/none.jsonl"));
   // A file that is not a results file is an error naming it; bad --jobs too.
   std::ofstream(d + "/other.jsonl") << "{\"a\":1}\n{\"b\":2}\n";
   o = sh(kGate + " --plan " + d + "/plan.json --out " + d + "/other.jsonl --resume");
