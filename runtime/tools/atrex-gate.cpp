@@ -14,24 +14,22 @@
 //===----------------------------------------------------------------------===//
 #include "atrex-rt/Compile.h"
 #include "atrex-rt/Config.h"
+#include "atrex-rt/GateRun.h"
 #include "atrex-rt/Plan.h"
 #include "atrex-rt/Supervisor.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
-#include <set>
-#include <tuple>
 #include <iostream>
 #include <map>
 #include <mutex>
-#include <thread>
-#include <algorithm>
 #include <random>
-#include <sys/file.h>
+#include <set>
+#include <thread>
 #include <unistd.h>
 
 using namespace atrex::rt;
@@ -48,162 +46,6 @@ std::string isoNow() {
 uint64_t randomSeed() {
   std::random_device rd;
   return ((static_cast<uint64_t>(rd()) << 32) ^ rd()) & 0x7fffffffffffffffULL;
-}
-
-std::string unitKey(int64_t index, const std::string &submission, const std::string &problem) {
-  return std::to_string(index) + "\x1f" + submission + "\x1f" + problem;
-}
-
-// The units that already have a result (other than "error") in a results
-// file; a torn line (a run killed while writing) is ignored with a warning.
-std::set<std::string> completedUnits(const std::string &path) {
-  std::ifstream in(path);
-  if (!in)
-    throw std::runtime_error("cannot read '" + path + "'");
-  std::set<std::string> done;
-  std::string line;
-  for (int lineNo = 1; std::getline(in, line); ++lineNo) {
-    if (line.empty())
-      continue;
-    Json r;
-    try {
-      r = Json::parse(line, path + ":" + std::to_string(lineNo));
-    } catch (const std::exception &e) {
-      // A torn line (a run killed while writing): its unit runs again.
-      std::cerr << "atrex-gate: warning: --resume: ignoring " << e.what() << "\n";
-      continue;
-    }
-    const Json *sub = r.get("submission"), *prob = r.get("problem");
-    if (!sub || !prob || !r.has("unit"))
-      throw std::runtime_error(path + ":" + std::to_string(lineNo) + ": not an atrex-gate result");
-    if (r.getString("status", "error") == "error")
-      continue;
-    done.insert(unitKey(r.getInt("unit", -1), sub->getString("name", ""), prob->getString("id", "")));
-  }
-  return done;
-}
-
-int readFirstByte(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  char c;
-  return in.get(c) ? c : -1;
-}
-
-struct Outcome {
-  std::string status, stage, reason;
-};
-
-// A worker run's status, stage and reason from its last report and how it ended.
-Outcome outcomeOf(const ChildResult &child, bool haveReport, const Json &rep, bool gateTimedOut) {
-  Outcome o;
-  o.stage = haveReport ? rep.getString("stage", "setup") : "setup";
-  if (haveReport && rep.has("status") && child.succeeded()) {
-    o.status = rep.getString("status", "error");
-    o.reason = rep.getString("reason", "");
-  } else if (haveReport && rep.has("status") && child.end == ChildResult::End::Exited) {
-    o.status = rep.getString("status", "error");
-    o.reason = rep.getString("reason", "") + (rep.has("reason") ? "" : child.reason());
-  } else if (child.end == ChildResult::End::SpawnFailed) {
-    o.status = "error";
-    o.reason = "setup: " + child.reason();
-  } else if (gateTimedOut) {
-    // Killed while the gate itself (reference, comparisons) was working.
-    o.status = "error";
-    o.reason = o.stage + ": " + child.reason() +
-               " in the gate's own work (reference and checks), not the submission's: "
-               "raise settings.problem_s";
-  } else {
-    o.status = "fail";
-    o.reason = o.stage + ": " + child.reason();
-  }
-  return o;
-}
-
-// The time of a passing unit comes from a second run of the worker without
-// the Compute Sanitizer subscription, which slows memory-bound kernels by
-// 1-4% (bench/results/gate-2026-11-29/run5, run6): the attributed run decides
-// the verdict, the clean run gives the time. Its median is taken only within
-// `clean_timing_tolerance` of the attributed one, so a submission that
-// behaves differently when not observed gains at most that much; never with
-// side streams (without launch callbacks the gate cannot see them). A clean
-// run that fails (wrong output, crash, hang) fails the unit: returned as an
-// Outcome with status "fail"; otherwise the status is empty.
-template <typename RunClean>
-Outcome cleanTiming(Json &r, const PlanSettings &settings, RunClean runClean) {
-  Json *perf = r.get("performance");
-  const Json *attribution = r.get("attribution");
-  if (!perf || !attribution || !attribution->getBool("available", false))
-    return {};
-  Json clean = Json::object();
-  if (perf->getInt("side_stream_reps", 0) > 0 || !perf->getBool("launch_gap_hidden", true)) {
-    clean.set("used", false);
-    clean.set("why", "the call uses side streams");
-    perf->set("clean_run", clean);
-    return {};
-  }
-  auto [child, have, gateTimedOut, rep] = runClean();
-  Outcome out = outcomeOf(child, have, rep, gateTimedOut);
-  const Json *cperf = have ? rep.get("performance") : nullptr;
-  double attributed = perf->getDouble("median_us", 0);
-  clean.set("child", child.toJson());
-  if (out.status != "pass" || !cperf) {
-    // The attributed time stands (an overestimate, never an underestimate).
-    clean.set("used", false);
-    clean.set("why", ("the clean run did not pass: " + out.status + " at " + out.stage + ": " +
-                      out.reason).substr(0, 600));
-    perf->set("clean_run", clean);
-    if (out.status == "fail")
-      return out;
-    return {};
-  }
-  double cm = cperf->getDouble("median_us", 0);
-  clean.set("median_us", cm);
-  clean.set("p10_us", cperf->getDouble("p10_us", 0));
-  clean.set("p90_us", cperf->getDouble("p90_us", 0));
-  clean.set("reps", cperf->getInt("reps", 0));
-  clean.set("mode", cperf->getString("mode", ""));
-  double ratio = attributed > 0 ? cm / attributed : 0;
-  clean.set("ratio_to_attributed", ratio);
-  double tol = settings.cleanTimingTolerance;
-  if (ratio < 1 - tol || ratio > 1 + tol) {
-    clean.set("used", false);
-    char why[160];
-    std::snprintf(why, sizeof(why), "the clean median is %.3gx the attributed one, outside 1 +- %.3g",
-                  ratio, tol);
-    clean.set("why", why);
-    perf->set("clean_run", clean);
-    return {};
-  }
-  clean.set("used", true);
-  Json att = Json::object();
-  for (const char *k : {"median_us", "p10_us", "p90_us", "min_us", "reps", "median_rel_err", "mode"})
-    if (const Json *v = perf->get(k))
-      att.set(k, *v);
-  perf->set("attributed", att);
-  for (const char *k : {"median_us", "p10_us", "p90_us", "min_us", "reps", "median_rel_err", "mode"})
-    if (const Json *v = cperf->get(k))
-      perf->set(k, *v);
-  perf->set("clean_run", clean);
-  return {};
-}
-
-// Appends one line under an exclusive lock (several gate workers may share a file).
-void appendLine(const std::string &path, const std::string &line) {
-  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw std::runtime_error("cannot open results file '" + path + "'");
-  flock(fd, LOCK_EX);
-  std::string l = line + "\n";
-  // After a torn last line (a killed run), start on a line of our own.
-  char last = '\n';
-  off_t size = lseek(fd, 0, SEEK_END);
-  if (size > 0 && pread(fd, &last, 1, size - 1) == 1 && last != '\n')
-    l = "\n" + l;
-  ssize_t n = write(fd, l.data(), l.size());
-  flock(fd, LOCK_UN);
-  close(fd);
-  if (n != static_cast<ssize_t>(l.size()))
-    throw std::runtime_error("short write to results file '" + path + "'");
 }
 
 Json settingsJson(const PlanSettings &s) {
@@ -285,12 +127,15 @@ int main(int argc, char **argv) {
   size_t skipped = 0;
   if (resume && fs::exists(outPath)) {
     std::set<std::string> done;
+    std::vector<std::string> warnings;
     try {
-      done = completedUnits(outPath);
+      done = completedUnits(outPath, warnings);
     } catch (const std::exception &e) {
       std::cerr << "atrex-gate: error: --resume: " << e.what() << "\n";
       return 2;
     }
+    for (const std::string &w : warnings)
+      std::cerr << "atrex-gate: warning: --resume: " << w << "\n";
     std::vector<Unit> left;
     for (const Unit &u : units)
       if (!done.count(unitKey(u.index, u.submission->name, u.problem->id)))
@@ -438,47 +283,33 @@ int main(int argc, char **argv) {
       lim.addressSpaceBytes = plan.settings.addressSpaceBytes;
       lim.privateNetwork = plan.settings.privateNetwork;
       // The worker's last complete JSON line is its state.
-      auto runWorker = [&](const std::map<std::string, std::string> &env, Json &rep) {
+      auto runWorker = [&](const std::map<std::string, std::string> &env) {
         std::error_code ec;
         fs::remove(jobPath + ".phase", ec);
-        ChildResult c = runSupervised({worker, "--job", jobPath}, lim, std::to_string(unitSeed) + "\n",
-                                      jobDir, env, {"ATREX_GATE_SEED"});
-        bool gateTimedOut =
-            c.end == ChildResult::End::TimedOut && readFirstByte(jobPath + ".phase") == 'g';
-        bool have = false;
-        size_t pos = 0;
-        while (pos < c.report.size()) {
-          size_t nl = c.report.find('\n', pos);
-          if (nl == std::string::npos)
-            break;
-          try {
-            rep = Json::parse(c.report.substr(pos, nl - pos), "worker report");
-            have = rep.isObject();
-          } catch (const std::exception &) {
-          }
-          pos = nl + 1;
-        }
-        return std::make_tuple(c, have, gateTimedOut);
+        WorkerRun run;
+        run.child = runSupervised({worker, "--job", jobPath}, lim, std::to_string(unitSeed) + "\n", jobDir,
+                                  env, {"ATREX_GATE_SEED"});
+        run.haveReport = lastReportLine(run.child.report, run.report);
+        std::ifstream phase(jobPath + ".phase", std::ios::binary);
+        char c = 0;
+        run.gateTimedOut = run.child.end == ChildResult::End::TimedOut && phase.get(c) && c == 'g';
+        return run;
       };
-      Json rep;
-      auto [child, haveReport, gateTimedOut] = runWorker({}, rep);
-      r.set("child", child.toJson());
-      if (haveReport)
+      WorkerRun run = runWorker({});
+      r.set("child", run.child.toJson());
+      if (run.haveReport)
         for (const char *k : {"env", "correctness", "performance", "attribution"})
-          if (const Json *v = rep.get(k))
+          if (const Json *v = run.report.get(k))
             r.set(k, *v);
-      Outcome out = outcomeOf(child, haveReport, rep, gateTimedOut);
+      Outcome out = outcomeOf(run);
       status = out.status;
       stage = out.stage;
       reason = out.reason;
       if (const Json *a = r.get("attribution"))
         verdict = a->getString("verdict", "unknown");
       if (status == "pass" && plan.settings.cleanTiming) {
-        Outcome cleanFail = cleanTiming(r, plan.settings, [&] {
-          Json crep;
-          auto [cchild, chave, cgate] =
-              runWorker({{"ATREX_GATE_NO_ATTRIBUTION", "1"}, {"ATREX_GATE_CLEAN_RUN", "1"}}, crep);
-          return std::make_tuple(cchild, chave, cgate, crep);
+        Outcome cleanFail = applyCleanTiming(r, plan.settings, [&] {
+          return runWorker({{"ATREX_GATE_NO_ATTRIBUTION", "1"}, {"ATREX_GATE_CLEAN_RUN", "1"}});
         });
         if (cleanFail.status == "fail") {
           status = "fail";
@@ -515,7 +346,7 @@ int main(int argc, char **argv) {
       r.set("reason", "internal: invalid result (" + invalid + "): " + reason);
     }
     try {
-      appendLine(outPath, r.dump());
+      appendResultLine(outPath, r.dump());
     } catch (const std::exception &e) {
       std::cerr << "atrex-gate: error: " << e.what() << "\n";
       return 2;

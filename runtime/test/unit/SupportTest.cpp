@@ -2,6 +2,7 @@
 #include "atrex-rt/Attribution.h"
 #include "atrex-rt/Compare.h"
 #include "atrex-rt/Compile.h"
+#include "atrex-rt/GateRun.h"
 #include "atrex-rt/Json.h"
 #include "atrex-rt/OpSpecs.h"
 #include "atrex-rt/Plan.h"
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
 
 using namespace atrex::rt;
@@ -438,4 +440,128 @@ TEST(Compare, MismatchFractionKeepsTheNormAndNonFiniteChecks) {
   EXPECT_NE(n.reason.find("relative norm"), std::string::npos) << n.reason;
   // Round trip through JSON.
   EXPECT_EQ(Tolerance::fromJson(tol.toJson()).maxMismatchFrac, 5e-3);
+}
+
+namespace {
+WorkerRun exited(int code, const std::string &report) {
+  WorkerRun w;
+  w.child.end = ChildResult::End::Exited;
+  w.child.exitCode = code;
+  w.haveReport = lastReportLine(report, w.report);
+  return w;
+}
+Json passed(double medianUs, int sideStreamReps = 0) {
+  return Json::parse(R"({"status":"pass","performance":{"median_us":)" + std::to_string(medianUs) +
+                     R"(,"p10_us":1,"p90_us":2,"reps":9,"mode":"eager","side_stream_reps":)" +
+                     std::to_string(sideStreamReps) + R"(},"attribution":{"available":true}})");
+}
+} // namespace
+
+TEST(GateRun, LastReportLineAndOutcomes) {
+  Json rep;
+  EXPECT_FALSE(lastReportLine("", rep));
+  EXPECT_FALSE(lastReportLine("{\"status\":\"pass\"}", rep)); // no newline: incomplete
+  EXPECT_TRUE(lastReportLine("{\"stage\":\"correctness\"}\n{\"stage\":\"perf\n", rep));
+  EXPECT_EQ(rep.getString("stage", ""), "correctness");
+
+  Outcome o = outcomeOf(exited(0, "{\"status\":\"pass\",\"stage\":\"done\"}\n"));
+  EXPECT_EQ(o.status, "pass");
+  EXPECT_EQ(o.stage, "done");
+  o = outcomeOf(exited(0, "{\"status\":\"fail\",\"stage\":\"correctness\",\"reason\":\"wrong\"}\n"));
+  EXPECT_EQ(o.reason, "wrong");
+  // No report at all: setup, the child's own reason.
+  WorkerRun crashed;
+  crashed.child.end = ChildResult::End::Signaled;
+  crashed.child.signal = 11;
+  o = outcomeOf(crashed);
+  EXPECT_EQ(o.status, "fail");
+  EXPECT_EQ(o.stage, "setup");
+  EXPECT_NE(o.reason.find("setup: "), std::string::npos);
+  // The watchdog: the candidate's hang is a fail, the gate's own work an error.
+  WorkerRun hung = exited(0, "{\"stage\":\"performance\"}\n");
+  hung.child.end = ChildResult::End::TimedOut;
+  hung.child.wallSeconds = 40;
+  EXPECT_EQ(outcomeOf(hung).status, "fail");
+  hung.gateTimedOut = true;
+  o = outcomeOf(hung);
+  EXPECT_EQ(o.status, "error");
+  EXPECT_NE(o.reason.find("performance: "), std::string::npos);
+  EXPECT_NE(o.reason.find("not the submission's: raise settings.problem_s"), std::string::npos);
+  WorkerRun spawn;
+  spawn.child.end = ChildResult::End::SpawnFailed;
+  EXPECT_EQ(outcomeOf(spawn).status, "error");
+}
+
+TEST(GateRun, CleanTimingDecisions) {
+  PlanSettings s;
+  int calls = 0;
+  auto clean = [&](const std::string &report) {
+    return [&calls, report] {
+      ++calls;
+      return exited(0, report + "\n");
+    };
+  };
+  // Within the tolerance: the clean figures replace the attributed ones.
+  Json r = passed(100);
+  Outcome o = applyCleanTiming(r, s, clean(passed(96).dump()));
+  EXPECT_EQ(o.status, "");
+  const Json *p = r.get("performance");
+  EXPECT_EQ(p->getDouble("median_us", 0), 96);
+  EXPECT_EQ(p->get("attributed")->getDouble("median_us", 0), 100);
+  EXPECT_TRUE(p->get("clean_run")->getBool("used", false));
+  EXPECT_EQ(p->get("clean_run")->getInt("reps", 0), 9);
+  // Outside it (either way): the attributed time stands.
+  for (double m : {85.0, 115.0}) {
+    r = passed(100);
+    applyCleanTiming(r, s, clean(passed(m).dump()));
+    EXPECT_EQ(r.get("performance")->getDouble("median_us", 0), 100) << m;
+    EXPECT_FALSE(r.get("performance")->get("clean_run")->getBool("used", true)) << m;
+  }
+  r = passed(100);
+  applyCleanTiming(r, s, clean(passed(85).dump()));
+  EXPECT_EQ(r.get("performance")->get("clean_run")->getString("why", ""),
+            "the clean median is 0.85x the attributed one, outside 1 +- 0.1");
+  s.cleanTimingTolerance = 0.2;
+  r = passed(100);
+  applyCleanTiming(r, s, clean(passed(85).dump()));
+  EXPECT_EQ(r.get("performance")->getDouble("median_us", 0), 85);
+  // A failing clean run fails the unit; a gate error leaves the result standing.
+  r = passed(100);
+  o = applyCleanTiming(r, s, clean(R"({"status":"fail","stage":"correctness","reason":"nan"})"));
+  EXPECT_EQ(o.status, "fail");
+  EXPECT_EQ(o.reason, "nan");
+  r = passed(100);
+  o = applyCleanTiming(r, s, clean(R"({"status":"error","stage":"setup","reason":"no GPU"})"));
+  EXPECT_EQ(o.status, "");
+  EXPECT_EQ(r.get("performance")->getDouble("median_us", 0), 100);
+  EXPECT_EQ(r.get("performance")->get("clean_run")->getString("why", ""),
+            "the clean run did not pass: error at setup: no GPU");
+  // Never with side streams, nor without attribution (nothing to compare with).
+  calls = 0;
+  r = passed(100, 3);
+  applyCleanTiming(r, s, clean(passed(50).dump()));
+  EXPECT_EQ(r.get("performance")->get("clean_run")->getString("why", ""), "the call uses side streams");
+  Json r2 = passed(100);
+  r2.get("attribution")->set("available", false);
+  applyCleanTiming(r2, s, clean(passed(50).dump()));
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(r2.get("performance")->get("clean_run"), nullptr);
+}
+
+TEST(GateRun, CompletedUnitsAndAppend) {
+  std::string f = ::testing::TempDir() + "/atrex-gaterun.jsonl";
+  fs::remove(f);
+  appendResultLine(f, R"({"unit":0,"submission":{"name":"a"},"problem":{"id":"p1"},"status":"pass"})");
+  appendResultLine(f, R"({"unit":1,"submission":{"name":"a"},"problem":{"id":"p2"},"status":"error"})");
+  std::ofstream(f, std::ios::app) << R"({"unit":2,"subm)"; // torn
+  appendResultLine(f, R"({"unit":3,"submission":{"name":"b"},"problem":{"id":"p1"},"status":"fail"})");
+  std::vector<std::string> warnings;
+  std::set<std::string> done = completedUnits(f, warnings);
+  EXPECT_EQ(done, (std::set<std::string>{unitKey(0, "a", "p1"), unitKey(3, "b", "p1")}));
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find(f + ":3"), std::string::npos) << warnings[0];
+  std::ofstream(f, std::ios::app) << "{\"x\":1}\n";
+  EXPECT_EQ(errorOf([&] { completedUnits(f, warnings); }), f + ":5: not an atrex-gate result");
+  EXPECT_NE(errorOf([&] { completedUnits(f + ".missing", warnings); }).find("cannot read"),
+            std::string::npos);
 }

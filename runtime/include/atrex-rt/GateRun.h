@@ -1,0 +1,67 @@
+//===- GateRun.h - The gate parent's decisions about a unit ------*- C++ -*-===//
+//
+// What atrex-gate decides from its worker runs, kept out of the driver so
+// that it is unit-tested without processes: resuming from a results file,
+// the outcome of a worker run, and the clean timing run.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ATREX_RT_GATERUN_H
+#define ATREX_RT_GATERUN_H
+
+#include "atrex-rt/Json.h"
+#include "atrex-rt/Plan.h"
+#include "atrex-rt/Supervisor.h"
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace atrex::rt {
+
+/// The identity of a unit in a results file: index, submission and problem.
+std::string unitKey(int64_t index, const std::string &submission, const std::string &problem);
+
+/// The units that already have a result other than "error" in a results
+/// file (for --resume). A torn line (a run killed while writing) is skipped
+/// and named in `warnings`; a line that parses but is not a gate result
+/// throws, naming the file and line.
+std::set<std::string> completedUnits(const std::string &path, std::vector<std::string> &warnings);
+
+/// Appends one line under an exclusive lock (several gates may share a file);
+/// after a torn last line the new one starts on a line of its own.
+void appendResultLine(const std::string &path, const std::string &line);
+
+/// One run of atrex-gate-worker: how it ended, its last complete report line,
+/// and whether the watchdog ended it during the gate's own work (the
+/// worker's phase byte was 'g').
+struct WorkerRun {
+  ChildResult child;
+  bool haveReport = false;
+  bool gateTimedOut = false;
+  Json report;
+};
+
+/// The last complete JSON object line of a worker's report bytes.
+bool lastReportLine(const std::string &bytes, Json &report);
+
+struct Outcome {
+  std::string status, stage, reason; // status "" when nothing is decided
+};
+
+/// A worker run's status (pass/fail/error), stage and reason.
+Outcome outcomeOf(const WorkerRun &run);
+
+/// The clean timing run (docs/gate.md, "Clean timing run"): for a passing,
+/// attributed result without side streams, runs `runClean` and takes its
+/// median into `result.performance` when within settings.cleanTimingTolerance
+/// of the attributed one (the attributed figures move to
+/// `performance.attributed`); records what happened in
+/// `performance.clean_run`. Returns the clean run's outcome when it failed
+/// (the unit then fails), else an Outcome with an empty status.
+Outcome applyCleanTiming(Json &result, const PlanSettings &settings,
+                         const std::function<WorkerRun()> &runClean);
+
+} // namespace atrex::rt
+
+#endif // ATREX_RT_GATERUN_H
