@@ -61,6 +61,16 @@ TEST(GpuGate, HonestExampleIsAdopted) {
   Json r = Json::parse(readFile(dir + "/r.jsonl"));
   EXPECT_EQ(r.getString("status", ""), "pass") << r.dump();
   EXPECT_EQ(r.getString("verdict", ""), "adopted") << r.dump();
+  // The time comes from the clean (unsubscribed) run, within the tolerance of
+  // the attributed one; the clean run really ran without the Sanitizer.
+  const Json *perf = r.get("performance");
+  ASSERT_NE(perf, nullptr);
+  const Json *clean = perf->get("clean_run");
+  ASSERT_NE(clean, nullptr) << r.dump();
+  EXPECT_TRUE(clean->getBool("used", false)) << r.dump();
+  ASSERT_NE(perf->get("attributed"), nullptr) << r.dump();
+  EXPECT_EQ(perf->getDouble("median_us", 0), clean->getDouble("median_us", -1));
+  EXPECT_NEAR(clean->getDouble("ratio_to_attributed", 0), 1.0, 0.1) << r.dump();
 }
 
 // Regression: scalars derived from the inputs (max_seqlen) were computed once
