@@ -6,7 +6,7 @@
 #
 #   STEPS="build timing gputests hip" DEADLINE_S=560 bash bench/sets/run-h200-s3.sh   (carry .debs)
 #   STEPS="build sets examples"       DEADLINE_S=570 bash bench/sets/run-h200-s3.sh   (again until done)
-#   STEPS="build clean ncu overhead examples" DEADLINE_S=560 bash bench/sets/run-h200-s3.sh
+#   STEPS="build clean ncu overhead validate examples" DEADLINE_S=560 bash bench/sets/run-h200-s3.sh
 #                                     (next: the clean timing run on a GPU; keep $OUT to <= 8 files)
 #
 # build     runtime/ with the tests; with .debs/ also HIP's patched NVIDIA headers
@@ -24,6 +24,7 @@
 #           results file lives in build/s3/ (kept while the machine stays warm); RESUME_FROM
 #           (a results file in the working tree) seeds it when the machine is fresh
 # suite     bench/sets/plan-suite.json (both sets, all 327 problems, 654 units), one shard per GPU
+# validate  atrex-ref --validate on all 327 problems of the sealed bundle, on the GPU
 # examples  examples/gate/plan.json
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
@@ -154,6 +155,14 @@ PY
     echo "suite: $n GPUs, $((SECONDS - t0)) s, $(wc -l <$W/gate-suite.jsonl) of 654 results"
     tail -n 3 "$W"/suite-*.log
     cp $W/gate-suite.jsonl "$OUT/gate-suite.jsonl"
+  fi
+  if has validate; then
+    # Suite validity of every problem on the GPU (the CPU run covered 256 of 327).
+    echo "== validate $(date -u +%T)"
+    t0=$SECONDS
+    run 300 $B/bin/atrex-ref --validate bench/sets/bundle/sealed/sealed.json --seed 1 --device cuda \
+      >"$OUT/validate-cuda.jsonl" 2>"$W/validate.err"
+    echo "validate: rc $?, $((SECONDS - t0)) s, $(wc -l <"$OUT/validate-cuda.jsonl") problems"; tail -3 "$W/validate.err"
   fi
   if has examples; then
     echo "== examples $(date -u +%T)"
