@@ -129,6 +129,9 @@ Table atrex::score::rep::problemTable(const SetScore &S) {
     if (P.ResultCount > 1)
       Note += (Note.empty() ? "" : "; ") + std::to_string(P.ResultCount) +
               " results, latest scored";
+    if (P.Result && P.Result->TimingSource == "attributed" && P.TMeasuredS)
+      Note += (Note.empty() ? "" : "; ") + std::string("timed under attribution") +
+              (P.Result->CleanWhy.empty() ? "" : " (" + P.Result->CleanWhy + ")");
     T.Rows.push_back(
         {P.Problem->Id, P.Problem->Operator, P.Problem->Phase, P.Roof->Regime,
          formatv("{0:F4}", P.Weight).str(), us(P.Roof->TRooflineS),
@@ -403,6 +406,10 @@ json::Value atrex::score::toJSON(const ScoreReport &R) {
                                     {"reason", G.Reason},
                                     {"started_at", G.StartedAt},
                                     {"gpu", G.Gpu},
+                                    {"timing_source",
+                                     G.TimingSource.empty()
+                                         ? json::Value(nullptr)
+                                         : json::Value(G.TimingSource)},
                                     {"submission", G.SubmissionName},
                                     {"source", G.Source}};
       } else {

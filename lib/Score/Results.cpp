@@ -75,6 +75,13 @@ Expected<GateResult> atrex::score::parseResultLine(StringRef Text) {
           return err("\"performance.median_us\" is not a positive number");
         R.MedianUs = *N;
       }
+  if (const json::Object *Perf = O->getObject("performance"))
+    if (const json::Object *C = Perf->getObject("clean_run")) {
+      bool Used = C->getBoolean("used").value_or(false);
+      R.TimingSource = Used ? "clean" : "attributed";
+      if (!Used)
+        R.CleanWhy = C->getString("why").value_or("").str();
+    }
   return R;
 }
 

@@ -36,6 +36,11 @@ struct GateResult {
   std::string StartedAt;
   std::optional<bool> CorrectnessOk;
   std::optional<double> MedianUs;
+  /// Where MedianUs comes from: "clean" (the gate's unsubscribed timing run),
+  /// "attributed" (the run under the Compute Sanitizer: the clean run was not
+  /// used, CleanWhy says why), "" (no clean run recorded: older results).
+  std::string TimingSource;
+  std::string CleanWhy;
 
   /// Correct output: `correctness.ok`, or, without it, a stage after
   /// correctness.
