@@ -6,7 +6,7 @@
 #
 #   STEPS="build timing gputests hip" DEADLINE_S=560 bash bench/sets/run-h200-s3.sh   (carry .debs)
 #   STEPS="build sets examples"       DEADLINE_S=570 bash bench/sets/run-h200-s3.sh   (again until done)
-#   STEPS="build clean ncu overhead validate examples" DEADLINE_S=560 bash bench/sets/run-h200-s3.sh
+#   STEPS="build clean ncu gputests overhead validate examples" DEADLINE_S=560 bash bench/sets/run-h200-s3.sh
 #                                     (next: the clean timing run on a GPU; keep $OUT to <= 8 files)
 #
 # build     runtime/ with the tests; with .debs/ also HIP's patched NVIDIA headers
@@ -92,8 +92,8 @@ PY
       ATREX_GATE_NO_ATTRIBUTION=1 run 70 ncu --target-processes all --clock-control none --cache-control all \
         -k regex:'rms_norm_kernel|silu_and_mul_kernel' --launch-skip 5 --launch-count 20 \
         --metrics gpu__time_duration.sum --csv \
-        $G --plan "$W/plan-timing-noattr-100000.json" --out "$OUT/gate-timing-under-ncu.jsonl" --shard $i/3 \
-        >>"$OUT/ncu.csv" 2>>"$OUT/ncu.err"
+        $G --plan "$W/plan-timing-noattr-100000.json" --out "$W/gate-timing-under-ncu.jsonl" --shard $i/3 \
+        >>"$OUT/ncu.csv" 2>>"$W/ncu.err"
       echo "ncu shard $i: rc $?"
     done
   fi
