@@ -65,6 +65,34 @@ Json settingsJson(const PlanSettings &s) {
 }
 } // namespace
 
+const char *const kUsage =
+    "usage: atrex-gate --plan PLAN.json --out RESULTS.jsonl [--shard i/n] [--resume] [--jobs N]\n"
+    "                  [--compile-only] [--cache DIR] [--worker PATH] [--quiet]\n";
+const char *const kHelp = R"(
+Runs a gate plan (atrex-gate-plan/1): compiles every submission once, runs each
+(submission, problem) unit in a supervised atrex-gate-worker (correctness
+against the libtorch reference, timing, attribution of every launched kernel)
+and appends one atrex-gate-result/1 JSON line per unit to RESULTS.jsonl.
+
+  --plan PLAN.json   the plan (settings, submissions, problems)
+  --out RESULTS      the JSON Lines results file (appended to, under a lock)
+  --shard i/n        run the units with index % n == i (default 0/1)
+  --resume           skip the units that already have a result in RESULTS
+                     ("error" results run again)
+  --jobs N           compile N submissions at a time (default min(8, cores/2))
+  --compile-only     compile into the cache and exit (no results)
+  --cache DIR        compiled submissions by content hash (default: the plan's
+                     cache_dir, else <dir of RESULTS>/.atrex-gate-cache)
+  --worker PATH      the worker (default: atrex-gate-worker next to this tool)
+  --quiet            no progress on stderr
+
+Exit status: 0 when every unit has a result (pass or fail), 2 on usage or plan
+errors or when a unit ended in the gate's own error. Environment:
+ATREX_GATE_NO_ATTRIBUTION=1 (no Sanitizer subscription, e.g. under ncu),
+ATREX_GATE_TRACE=1 (the worker's steps on stderr), ATREX_HIP_INCLUDE,
+ATREX_CUOBJDUMP. Documentation: docs/gate.md.
+)";
+
 int main(int argc, char **argv) {
   std::string planPath, outPath, shardText = "0/1", cacheDir, worker, jobDir;
   bool quiet = false, resume = false, compileOnly = false;
@@ -103,9 +131,12 @@ int main(int argc, char **argv) {
         return 2;
       }
       jobsOpt = static_cast<unsigned>(n);
+    } else if (a == "--help" || a == "-h") {
+      std::cout << kUsage << kHelp;
+      return 0;
     } else {
-      std::cerr << "usage: atrex-gate --plan PLAN.json --out RESULTS.jsonl [--shard i/n] [--resume] "
-                   "[--jobs N] [--compile-only] [--cache DIR] [--worker PATH] [--quiet]\n";
+      std::cerr << "atrex-gate: unknown option '" << a << "'\n" << kUsage
+                << "(atrex-gate --help for the options)\n";
       return 2;
     }
   }

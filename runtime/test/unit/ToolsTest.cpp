@@ -337,6 +337,18 @@ TEST(AtrexGate, WatchdogBlamesWhoeverWasWorking) {
       << r.dump();
 }
 
+TEST(AtrexGate, HelpAndUnknownOptions) {
+  Out o = sh(kGate + " --help");
+  EXPECT_EQ(o.status, 0);
+  for (const char *opt : {"--plan", "--out", "--shard", "--resume", "--jobs", "--compile-only",
+                          "--cache", "--worker", "--quiet", "ATREX_GATE_NO_ATTRIBUTION", "docs/gate.md"})
+    EXPECT_NE(o.text.find(opt), std::string::npos) << opt;
+  o = sh(kGate + " --frobnicate");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.text.find("atrex-gate: unknown option '--frobnicate'"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("atrex-gate --help"), std::string::npos) << o.text;
+}
+
 TEST(AtrexGate, BadPlanExitsTwo) {
   std::string d = tmp("gate-bad");
   std::ofstream(d + "/plan.json") << R"({"submissions":[{"source":"a.cu","operator":"rms_norm","problems":[{"shape":{"T":1}}]}]})";
