@@ -14,7 +14,8 @@
 #           gap sleep 1e5/1e6 cycles
 # ncu       ncu gpu__time_duration on rms_norm and silu_and_mul (the same plan, attribution off)
 # clean     plan-timing.json as the gate now runs it (clean timing run on): with the ncu step,
-#           the timing-accuracy evidence of the clean timing path
+#           the timing-accuracy evidence of the clean timing path (NCU_SHARDS="0 1 2" adds the
+#           GEMM, shard 2)
 # overhead  plan-overhead.json (one submission, 10 shapes) after a compiling run: wall time
 # gputests  AtrexRtGpuTests (CUDA references vs CPU, the end-to-end gate, max_seqlen per trial)
 # (call 4 also ran an "audit" step, the experiment with the since removed timed_attribution
@@ -25,6 +26,7 @@
 #           (a results file in the working tree) seeds it when the machine is fresh
 # suite     bench/sets/plan-suite.json (both sets, all 327 problems, 654 units), one shard per GPU
 # validate  atrex-ref --validate on all 327 problems of the sealed bundle, on the GPU
+#           (VALIDATE_IDS="p0325 p0326" validates only those)
 # examples  examples/gate/plan.json
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
@@ -87,10 +89,13 @@ for s in p["submissions"]:
     s["source"] = os.path.abspath(os.path.join("examples/gate", s["source"]))
 json.dump(p, open(sys.argv[1], "w"), indent=1)
 PY
-    for i in 0 1; do
+    # Compile first (outside ncu): on a fresh machine the compile under ncu used up the
+    # shards' time (session 4, first call: both shards rc 124, no kernel profiled).
+    run 150 $G --compile-only --plan "$W/plan-timing-noattr-100000.json" --out "$W/ncu-compile.jsonl" 2>&1 | tail -1
+    for i in ${NCU_SHARDS:-0 1}; do
       echo "== ncu shard $i/3" >>"$OUT/ncu.csv"
-      ATREX_GATE_NO_ATTRIBUTION=1 run 70 ncu --target-processes all --clock-control none --cache-control all \
-        -k regex:'rms_norm_kernel|silu_and_mul_kernel' --launch-skip 5 --launch-count 20 \
+      ATREX_GATE_NO_ATTRIBUTION=1 run 100 ncu --target-processes all --clock-control none --cache-control all \
+        -k regex:'rms_norm_kernel|silu_and_mul_kernel|gemm_bf16_kernel' --launch-skip 5 --launch-count 20 \
         --metrics gpu__time_duration.sum --csv \
         $G --plan "$W/plan-timing-noattr-100000.json" --out "$W/gate-timing-under-ncu.jsonl" --shard $i/3 \
         >>"$OUT/ncu.csv" 2>>"$W/ncu.err"
@@ -160,7 +165,17 @@ PY
     # Suite validity of every problem on the GPU (the CPU run covered 256 of 327).
     echo "== validate $(date -u +%T)"
     t0=$SECONDS
-    run 300 $B/bin/atrex-ref --validate bench/sets/bundle/sealed/sealed.json --seed 1 --device cuda \
+    vin=bench/sets/bundle/sealed/sealed.json
+    if [[ -n ${VALIDATE_IDS:-} ]]; then # a subset (e.g. the problems a cut-off call left)
+      python3 - "$vin" "$W/validate-subset.json" $VALIDATE_IDS <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); keep = set(sys.argv[3:])
+d["problems"] = [p for p in d["problems"] if p["id"] in keep]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+      vin=$W/validate-subset.json
+    fi
+    run 300 $B/bin/atrex-ref --validate $vin --seed 1 --device cuda \
       >"$OUT/validate-cuda.jsonl" 2>"$W/validate.err"
     echo "validate: rc $?, $((SECONDS - t0)) s, $(wc -l <"$OUT/validate-cuda.jsonl") problems"; tail -3 "$W/validate.err"
   fi

@@ -73,6 +73,20 @@ TEST(GpuGate, HonestExampleIsAdopted) {
   EXPECT_NEAR(clean->getDouble("ratio_to_attributed", 0), 1.0, 0.1) << r.dump();
 }
 
+// Regression: atrex-ref linked only torch_cpu, so --device cuda reported "no
+// CUDA device is available" on the H200 (libtorch's CUDA backend never loaded).
+TEST(GpuRef, ValidatesOnTheGpu) {
+  REQUIRE_GPU();
+  namespace fs = std::filesystem;
+  std::string dir = ::testing::TempDir() + "/atrex-gpu-ref";
+  fs::remove_all(dir);
+  std::string cmd = std::string(ATREX_BIN_DIR "/atrex-ref --op rms_norm --shape T=8,H=256 "
+                                              "--seed 3 --device cuda --out ") +
+                    dir + " 2>" + dir + ".err";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd << "\n" << readFile(dir + ".err");
+  EXPECT_TRUE(fs::exists(dir)) << cmd;
+}
+
 // Regression: scalars derived from the inputs (max_seqlen) were computed once
 // from trial 0's inputs and passed with every later draw; a kernel bounded by
 // max_seqlen then read past (or stopped short of) the longest sequence.
