@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "atrex-rt/Attribution.h"
 #include "atrex-rt/Config.h"
+#include "atrex-rt/KernelTimes.h"
 #include "atrex-rt/Ops.h"
 
 #include <ATen/cuda/CUDAContext.h>
@@ -546,8 +547,9 @@ int main(int argc, char **argv) {
     // kernel ran too; `no-kernel` is left for calls that launched no kernel
     // of any kind (host compute, copies, cached outputs).
     aj.set("verdict", attr::verdictOf(s));
-    // GPU-time share: exact when one side is empty; otherwise not measured
-    // (the Sanitizer API gives no kernel durations; CUPTI cannot share the process).
+    // GPU-time share: exact when one side is empty; otherwise null here (the
+    // Sanitizer API gives no kernel durations) and measured by the parent's
+    // clean timing run with CUPTI (ATREX_GATE_KERNEL_TIMES, below).
     if (s.timedForeign == 0 && s.timedOwn > 0)
       aj.set("own_time_share", 1.0);
     else if (s.timedOwn == 0 && s.timedForeign > 0)
@@ -791,6 +793,51 @@ int main(int argc, char **argv) {
     clocks.set("before", clocksBefore);
     clocks.set("after", clocksAfter);
     perf.set("clocks", clocks);
+    // Per-kernel GPU durations for the own-time share (the parent asks for them
+    // in the clean run of a unit whose attributed run launched own and foreign
+    // kernels): CUPTI records only the candidate's calls (off during the gate's
+    // L2 flush), on the rotated sets, after the timed loop.
+    const char *ktEnv = std::getenv("ATREX_GATE_KERNEL_TIMES");
+    int ktCalls = ktEnv ? std::atoi(ktEnv) : 0;
+    if (ktCalls > 0 && !attributed) {
+      Json kt = Json::object();
+      std::string kerr;
+      bool ok = ktimes::start(ATREX_RT_CUPTI_LIB, kerr);
+      int done = 0;
+      for (int i = 0; ok && i < ktCalls; ++i) {
+        at::sum_out(flushSink, flush);
+        cudaDeviceSynchronize();
+        if (!(ok = ktimes::resume(kerr)))
+          break;
+        std::string err = w.call(sets[i % rotations], attr::Region::Timed);
+        cudaError_t se = cudaDeviceSynchronize();
+        ok = ktimes::pause(kerr) && ok;
+        if (!err.empty())
+          finish("fail", "performance", "call for kernel durations: " + err);
+        if (se != cudaSuccess)
+          finish("fail", "performance",
+                 std::string("CUDA error in a call for kernel durations: ") + cudaGetErrorString(se));
+        ++done;
+      }
+      std::vector<ktimes::KernelTime> times;
+      if (ok)
+        ok = ktimes::collect(times, kerr);
+      kt.set("calls", done);
+      if (!ok) {
+        kt.set("error", kerr);
+      } else {
+        Json ks = Json::array();
+        for (const ktimes::KernelTime &t : times) {
+          Json k = Json::object();
+          k.set("name", t.name);
+          k.set("launches", t.launches);
+          k.set("total_us", t.totalUs);
+          ks.push(k);
+        }
+        kt.set("kernels", ks);
+      }
+      gReport.set("kernel_times", kt);
+    }
     gReport.set("performance", perf);
     gReport.set("attribution", attributionNow());
     if (recheckFailed)

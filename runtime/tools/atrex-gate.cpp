@@ -90,7 +90,8 @@ Exit status: 0 when every unit has a result (pass or fail), 2 on usage or plan
 errors or when a unit ended in the gate's own error. Environment:
 ATREX_GATE_NO_ATTRIBUTION=1 (no Sanitizer subscription, e.g. under ncu),
 ATREX_GATE_TRACE=1 (the worker's steps on stderr), ATREX_HIP_INCLUDE,
-ATREX_CUOBJDUMP. Documentation: docs/gate.md.
+ATREX_CUOBJDUMP, ATREX_CUPTI_LIBRARY (the CUPTI of the own-time share when
+no CUPTI is loaded already). Documentation: docs/gate.md.
 )";
 
 int main(int argc, char **argv) {
@@ -338,9 +339,17 @@ int main(int argc, char **argv) {
       reason = out.reason;
       if (const Json *a = r.get("attribution"))
         verdict = a->getString("verdict", "unknown");
+      if (status == "pass" && !plan.settings.cleanTiming) {
+        if (Json *a = r.get("attribution"); a && mixedOwnForeign(*a))
+          a->set("own_time_share_why", "clean_timing is off: kernel durations not measured");
+      }
       if (status == "pass" && plan.settings.cleanTiming) {
-        Outcome cleanFail = applyCleanTiming(r, plan.settings, [&] {
-          return runWorker({{"ATREX_GATE_NO_ATTRIBUTION", "1"}, {"ATREX_GATE_CLEAN_RUN", "1"}});
+        Outcome cleanFail = applyCleanTiming(r, plan.settings, [&](int ownShareCalls) {
+          std::map<std::string, std::string> env = {
+              {"ATREX_GATE_NO_ATTRIBUTION", "1"}, {"ATREX_GATE_CLEAN_RUN", "1"}};
+          if (ownShareCalls > 0)
+            env["ATREX_GATE_KERNEL_TIMES"] = std::to_string(ownShareCalls);
+          return runWorker(env);
         });
         if (cleanFail.status == "fail") {
           status = "fail";

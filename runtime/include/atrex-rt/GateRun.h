@@ -57,10 +57,26 @@ Outcome outcomeOf(const WorkerRun &run);
 /// median into `result.performance` when within settings.cleanTimingTolerance
 /// of the attributed one (the attributed figures move to
 /// `performance.attributed`); records what happened in
-/// `performance.clean_run`. Returns the clean run's outcome when it failed
-/// (the unit then fails), else an Outcome with an empty status.
+/// `performance.clean_run`. When the attributed run's timed calls launched
+/// own and foreign kernels, `runClean` gets settings.ownShareCalls (else 0):
+/// the number of calls whose kernels the clean run times with CUPTI, joined
+/// by applyKernelTimes. Returns the clean run's outcome when it failed (the
+/// unit then fails), else an Outcome with an empty status.
 Outcome applyCleanTiming(Json &result, const PlanSettings &settings,
-                         const std::function<WorkerRun()> &runClean);
+                         const std::function<WorkerRun(int ownShareCalls)> &runClean);
+
+/// True when the timed calls launched own and foreign kernels (the own-time
+/// share is not decided by the attribution alone).
+bool mixedOwnForeign(const Json &attribution);
+
+/// The own-time share of a mixed unit (docs/gate.md, "Own-time share"): joins
+/// the clean run's per-kernel durations (`kernelTimes`, the worker's
+/// `kernel_times`: {calls, kernels: [{name, launches, total_us}]} or {error})
+/// with the attributed run's kernels by name, and sets in `attribution`
+/// `own_time_share` (or null with `own_time_share_why` and, when names could
+/// not all be matched, `own_time_share_range`), `own_time_share_source` and
+/// `kernel_times` (each kernel with `own`: true, false or null).
+void applyKernelTimes(Json &attribution, const Json *kernelTimes);
 
 } // namespace atrex::rt
 

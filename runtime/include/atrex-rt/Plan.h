@@ -57,6 +57,9 @@ struct PlanSettings {
   // within cleanTimingTolerance of the attributed run's.
   bool cleanTiming = true;
   double cleanTimingTolerance = 0.1;
+  // Calls whose kernels CUPTI times in the clean run of a unit that launched
+  // own and foreign kernels (the own-time share); 0: not measured.
+  int ownShareCalls = 10;
   std::string seedSource = "random"; // "random" or "fixed"
   uint64_t seed = 0;                 // with "fixed"
   std::string gpu;                   // expected GPU name substring (optional)

@@ -1,7 +1,8 @@
 //===- Attribution.cpp - Attribute every kernel launch to its module ------===//
 //
 // The only translation unit that includes sanitizer.h (it cannot share one
-// with cupti.h, and no CUPTI is used in the gate process).
+// with cupti.h; CUPTI runs only in the clean timing run, KernelTimes.cpp,
+// never in a process that subscribed to the Sanitizer API).
 //
 //===----------------------------------------------------------------------===//
 #include "atrex-rt/Attribution.h"

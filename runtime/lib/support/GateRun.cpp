@@ -2,6 +2,8 @@
 #include "atrex-rt/GateRun.h"
 
 #include <cstdio>
+#include <map>
+#include <vector>
 #include <fcntl.h>
 #include <fstream>
 #include <sys/file.h>
@@ -95,20 +97,103 @@ Outcome outcomeOf(const WorkerRun &run) {
 // `clean_timing_tolerance` of the attributed one, so a submission that
 // behaves differently when not observed gains at most that much; never with
 // side streams (without launch callbacks the gate cannot see them).
+bool mixedOwnForeign(const Json &attribution) {
+  return attribution.getInt("timed_own_launches", 0) > 0 &&
+         attribution.getInt("timed_foreign_launches", 0) > 0;
+}
+
+// The clean run's kernel durations, matched by name to the attributed run's
+// kernels (whose own/foreign status the module hash decided). Names only join
+// the two runs; a name seen as own and as foreign, or not seen at all in the
+// attributed run, leaves the share open: then the range it could take.
+void applyKernelTimes(Json &attribution, const Json *kt) {
+  attribution.set("own_time_share", Json());
+  if (!kt) {
+    attribution.set("own_time_share_why", "the clean run reported no kernel durations");
+    return;
+  }
+  if (const Json *e = kt->get("error")) {
+    attribution.set("own_time_share_why",
+                    "kernel durations unavailable: " + (e->isString() ? e->asString() : e->dump()));
+    return;
+  }
+  std::map<std::string, int> status; // bit 1: own, bit 2: foreign
+  if (const Json *ks = attribution.get("kernels"); ks && ks->isArray())
+    for (const Json &k : ks->asArray())
+      status[k.getString("name", "")] |= k.getBool("own", false) ? 1 : 2;
+  double ownUs = 0, foreignUs = 0, openUs = 0;
+  std::vector<std::string> open;
+  Json out = Json::array();
+  const Json *ks = kt->get("kernels");
+  if (ks && ks->isArray())
+    for (const Json &k : ks->asArray()) {
+      std::string name = k.getString("name", "");
+      double us = k.getDouble("total_us", 0);
+      auto it = status.find(name);
+      int st = it == status.end() ? 0 : it->second;
+      Json e = Json::object();
+      e.set("name", name);
+      e.set("launches", k.getInt("launches", 0));
+      e.set("total_us", us);
+      if (st == 1) {
+        ownUs += us;
+        e.set("own", true);
+      } else if (st == 2) {
+        foreignUs += us;
+        e.set("own", false);
+      } else {
+        openUs += us;
+        e.set("own", Json());
+        e.set("why", st == 0 ? "not launched in the attributed run" : "name of an own and a foreign kernel");
+        open.push_back(name);
+      }
+      out.push(e);
+    }
+  attribution.set("kernel_times", out);
+  attribution.set("own_time_share_source",
+                  "CUPTI kernel durations of " + std::to_string(kt->getInt("calls", 0)) +
+                      " untimed calls of the clean run, matched by name to the attributed run's kernels");
+  double total = ownUs + foreignUs + openUs;
+  if (total <= 0) {
+    attribution.set("own_time_share_why", "the clean run's calls recorded no kernel time");
+    return;
+  }
+  if (!open.empty()) {
+    std::string names;
+    for (size_t i = 0; i < open.size() && i < 5; ++i)
+      names += (i ? ", " : "") + open[i];
+    attribution.set("own_time_share_why",
+                    std::to_string(open.size()) + " kernel(s) of the clean run not matched to one side: " +
+                        names);
+    Json range = Json::array();
+    range.push(ownUs / total);
+    range.push((ownUs + openUs) / total);
+    attribution.set("own_time_share_range", range);
+    return;
+  }
+  attribution.set("own_time_share", ownUs / total);
+}
+
 Outcome applyCleanTiming(Json &r, const PlanSettings &settings,
-                         const std::function<WorkerRun()> &runClean) {
+                         const std::function<WorkerRun(int ownShareCalls)> &runClean) {
   Json *perf = r.get("performance");
-  const Json *attribution = r.get("attribution");
+  Json *attribution = r.get("attribution");
   if (!perf || !attribution || !attribution->getBool("available", false))
     return {};
+  bool mixed = mixedOwnForeign(*attribution);
   Json clean = Json::object();
   if (perf->getInt("side_stream_reps", 0) > 0 || !perf->getBool("launch_gap_hidden", true)) {
     clean.set("used", false);
     clean.set("why", "the call uses side streams");
     perf->set("clean_run", clean);
+    if (mixed)
+      attribution->set("own_time_share_why", "no clean run (side streams): kernel durations not measured");
     return {};
   }
-  WorkerRun run = runClean();
+  int ownShareCalls = mixed ? settings.ownShareCalls : 0;
+  if (mixed && ownShareCalls == 0)
+    attribution->set("own_time_share_why", "own_share_calls is 0: kernel durations not measured");
+  WorkerRun run = runClean(ownShareCalls);
   Outcome out = outcomeOf(run);
   const Json *cperf = run.haveReport ? run.report.get("performance") : nullptr;
   double attributed = perf->getDouble("median_us", 0);
@@ -119,10 +204,14 @@ Outcome applyCleanTiming(Json &r, const PlanSettings &settings,
     clean.set("why", ("the clean run did not pass: " + out.status + " at " + out.stage + ": " +
                       out.reason).substr(0, 600));
     perf->set("clean_run", clean);
+    if (mixed)
+      attribution->set("own_time_share_why", "the clean run did not pass: kernel durations not measured");
     if (out.status == "fail")
       return out;
     return {};
   }
+  if (ownShareCalls > 0)
+    applyKernelTimes(*attribution, run.report.get("kernel_times"));
   double cm = cperf->getDouble("median_us", 0);
   clean.set("median_us", cm);
   clean.set("p10_us", cperf->getDouble("p10_us", 0));

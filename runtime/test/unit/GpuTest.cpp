@@ -73,6 +73,41 @@ TEST(GpuGate, HonestExampleIsAdopted) {
   EXPECT_NEAR(clean->getDouble("ratio_to_attributed", 0), 1.0, 0.1) << r.dump();
 }
 
+// A unit with own and foreign kernels in its timed calls (at::matmul, then the
+// submission's copy kernel): the clean run times each kernel with CUPTI and
+// the own-time share is measured, not left null.
+TEST(GpuGate, MixedUnitGetsMeasuredOwnTimeShare) {
+  REQUIRE_GPU();
+  namespace fs = std::filesystem;
+  std::string dir = ::testing::TempDir() + "/atrex-gpu-mixed";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir + "/plan.json") << R"({"schema":"atrex-gate-plan/1","settings":{"problem_s":120,
+    "max_timed_s":0.3},"submissions":[{"source":")" ATREX_SOURCE_DIR R"(/../examples/gate/gemm_bf16_at_matmul.cu",
+    "operator":"gemm_bf16","problems":[{"shape":{"M":512,"N":4096,"K":4096}}]}]})";
+  std::string cmd = std::string(ATREX_BIN_DIR "/atrex-gate --quiet --plan ") + dir +
+                    "/plan.json --out " + dir + "/r.jsonl";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  Json r = Json::parse(readFile(dir + "/r.jsonl"));
+  EXPECT_EQ(r.getString("verdict", ""), "fallback") << r.dump();
+  const Json *a = r.get("attribution");
+  ASSERT_NE(a, nullptr);
+  const Json *share = a->get("own_time_share");
+  ASSERT_NE(share, nullptr);
+  ASSERT_TRUE(share->isNumber()) << a->dump();
+  EXPECT_GT(share->asDouble(), 0.0);
+  EXPECT_LT(share->asDouble(), 1.0);
+  bool sawOwnCopy = false, sawForeign = false;
+  for (const Json &k : a->get("kernel_times")->asArray()) {
+    if (k.getString("name", "").find("copy_kernel") != std::string::npos && k.getBool("own", false))
+      sawOwnCopy = true;
+    if (k.get("own") && k.get("own")->isBool() && !k.getBool("own", true))
+      sawForeign = true;
+  }
+  EXPECT_TRUE(sawOwnCopy) << a->dump();
+  EXPECT_TRUE(sawForeign) << a->dump();
+}
+
 // Regression: atrex-ref linked only torch_cpu, so --device cuda reported "no
 // CUDA device is available" on the H200 (libtorch's CUDA backend never loaded).
 TEST(GpuRef, ValidatesOnTheGpu) {

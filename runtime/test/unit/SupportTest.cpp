@@ -322,6 +322,9 @@ TEST(Plan, ErrorsNameFileAndEntry) {
   EXPECT_NE(err(R"({"settings":{"gap_sleep_cycles":-1},"submissions":[]})")
                 .find("settings.gap_sleep_cycles: expected 0..100000000 clock cycles"),
             std::string::npos);
+  EXPECT_NE(err(R"({"settings":{"own_share_calls":-2},"submissions":[]})")
+                .find("settings.own_share_calls: expected 0..1000 calls"),
+            std::string::npos);
   EXPECT_NE(err(R"({"setings":{}})").find("unknown key 'setings'"), std::string::npos);
   EXPECT_NE(err(R"({"submissions":[]})").find("non-empty"), std::string::npos);
   EXPECT_NE(err(R"({"schema":"x","submissions":[]})").find("expected 'atrex-gate-plan/1'"),
@@ -496,8 +499,9 @@ TEST(GateRun, CleanTimingDecisions) {
   PlanSettings s;
   int calls = 0;
   auto clean = [&](const std::string &report) {
-    return [&calls, report] {
+    return [&calls, report](int ownShareCalls) {
       ++calls;
+      EXPECT_EQ(ownShareCalls, 0); // not a mixed unit
       return exited(0, report + "\n");
     };
   };
@@ -546,6 +550,103 @@ TEST(GateRun, CleanTimingDecisions) {
   applyCleanTiming(r2, s, clean(passed(50).dump()));
   EXPECT_EQ(calls, 0);
   EXPECT_EQ(r2.get("performance")->get("clean_run"), nullptr);
+}
+
+// The own-time share of a unit whose timed calls launched own and foreign
+// kernels: the clean run times them (CUPTI), joined by name to the attributed
+// run's kernels, whose side the module hash decided.
+namespace {
+Json mixedResult() {
+  Json r = passed(100);
+  r.set("attribution", Json::parse(R"({"available":true,"timed_own_launches":10,
+    "timed_foreign_launches":20,"own_time_share":null,"kernels":[
+    {"name":"_Z4copyPf","own":true,"region":"timed","launches":10},
+    {"name":"_Z4copyPf","own":true,"region":"correctness","launches":4},
+    {"name":"nvjet_gemm","own":false,"region":"timed","launches":10},
+    {"name":"splitK","own":false,"region":"timed","launches":10}]})"));
+  return r;
+}
+} // namespace
+
+TEST(GateRun, OwnTimeShareFromKernelTimes) {
+  PlanSettings s;
+  std::vector<int> asked;
+  auto clean = [&](const std::string &kernelTimes) {
+    return [&asked, kernelTimes](int ownShareCalls) {
+      asked.push_back(ownShareCalls);
+      Json rep = passed(97);
+      rep.set("kernel_times", Json::parse(kernelTimes));
+      return exited(0, rep.dump() + "\n");
+    };
+  };
+  Json r = mixedResult();
+  EXPECT_TRUE(mixedOwnForeign(*r.get("attribution")));
+  applyCleanTiming(r, s, clean(R"({"calls":10,"kernels":[{"name":"nvjet_gemm","launches":10,
+    "total_us":60},{"name":"_Z4copyPf","launches":10,"total_us":30},{"name":"splitK","launches":10,
+    "total_us":10}]})"));
+  EXPECT_EQ(asked, std::vector<int>{10});
+  const Json *a = r.get("attribution");
+  EXPECT_DOUBLE_EQ(a->getDouble("own_time_share", -1), 0.3) << a->dump();
+  EXPECT_EQ(a->get("own_time_share_why"), nullptr);
+  ASSERT_NE(a->get("kernel_times"), nullptr);
+  EXPECT_EQ(a->get("kernel_times")->asArray().size(), 3u);
+  EXPECT_FALSE(a->get("kernel_times")->asArray()[0].getBool("own", true));
+  EXPECT_NE(a->getString("own_time_share_source", "").find("10 untimed calls"), std::string::npos);
+  // The clean run's median is still used for the time.
+  EXPECT_EQ(r.get("performance")->getDouble("median_us", 0), 97);
+
+  // A kernel the attributed run never launched: no share, the range it spans.
+  r = mixedResult();
+  applyCleanTiming(r, s, clean(R"({"calls":10,"kernels":[{"name":"_Z4copyPf","launches":10,
+    "total_us":30},{"name":"nvjet_gemm","launches":10,"total_us":50},{"name":"_Z5sneakyv",
+    "launches":10,"total_us":20}]})"));
+  a = r.get("attribution");
+  EXPECT_TRUE(a->get("own_time_share")->isNull());
+  EXPECT_NE(a->getString("own_time_share_why", "").find("_Z5sneakyv"), std::string::npos);
+  ASSERT_NE(a->get("own_time_share_range"), nullptr);
+  EXPECT_DOUBLE_EQ(a->get("own_time_share_range")->asArray()[0].asDouble(), 0.3);
+  EXPECT_DOUBLE_EQ(a->get("own_time_share_range")->asArray()[1].asDouble(), 0.5);
+
+  // A name that is own in one module and foreign in another is not guessed.
+  r = mixedResult();
+  Json k = Json::parse(R"({"name":"_Z4copyPf","own":false,"region":"correctness","launches":1})");
+  r.get("attribution")->get("kernels")->push(k);
+  applyCleanTiming(r, s, clean(R"({"calls":10,"kernels":[{"name":"_Z4copyPf","launches":10,
+    "total_us":30},{"name":"nvjet_gemm","launches":10,"total_us":70}]})"));
+  a = r.get("attribution");
+  EXPECT_TRUE(a->get("own_time_share")->isNull());
+  EXPECT_EQ(a->get("kernel_times")->asArray()[0].getString("why", ""),
+            "name of an own and a foreign kernel");
+
+  // CUPTI missing or failing: null, with the reason; the unit still passes.
+  r = mixedResult();
+  Outcome o = applyCleanTiming(r, s, clean(R"({"calls":0,"error":"cannot load CUPTI: nope"})"));
+  EXPECT_EQ(o.status, "");
+  a = r.get("attribution");
+  EXPECT_TRUE(a->get("own_time_share")->isNull());
+  EXPECT_EQ(a->getString("own_time_share_why", ""), "kernel durations unavailable: cannot load CUPTI: nope");
+
+  // Not asked for when the setting is 0, nor for units with one side only.
+  s.ownShareCalls = 0;
+  asked.clear();
+  r = mixedResult();
+  applyCleanTiming(r, s, clean(R"({"calls":0,"kernels":[]})"));
+  EXPECT_EQ(asked, std::vector<int>{0});
+  EXPECT_EQ(r.get("attribution")->getString("own_time_share_why", ""),
+            "own_share_calls is 0: kernel durations not measured");
+  s.ownShareCalls = 10;
+  asked.clear();
+  r = passed(100);
+  applyCleanTiming(r, s, clean(R"({"calls":0,"kernels":[]})"));
+  EXPECT_EQ(asked, std::vector<int>{0});
+  // Side streams: no clean run, so no durations.
+  r = mixedResult();
+  r.get("performance")->set("side_stream_reps", 3);
+  asked.clear();
+  applyCleanTiming(r, s, clean("{}"));
+  EXPECT_TRUE(asked.empty());
+  EXPECT_NE(r.get("attribution")->getString("own_time_share_why", "").find("side streams"),
+            std::string::npos);
 }
 
 TEST(GateRun, CompletedUnitsAndAppend) {

@@ -213,20 +213,28 @@ if [ "${ATREX_GATE_NO_ATTRIBUTION:-0}" = 1 ]; then
   if [ -n "$FAKE_CLEAN_FAIL" ]; then
     echo '{"status":"fail","stage":"correctness","reason":"wrong when unobserved"}' >&3; exit 0
   fi
-  echo "{\"status\":\"pass\",\"stage\":\"done\",\"performance\":{\"median_us\":$FAKE_CLEAN_US,\"p10_us\":1,\"p90_us\":2,\"reps\":7,\"mode\":\"eager\"},\"attribution\":{\"available\":false}}" >&3
+  kt=""
+  if [ -n "$ATREX_GATE_KERNEL_TIMES" ]; then
+    kt=",\"kernel_times\":{\"calls\":$ATREX_GATE_KERNEL_TIMES,\"kernels\":[{\"name\":\"gemm\",\"launches\":3,\"total_us\":75},{\"name\":\"copy\",\"launches\":3,\"total_us\":25}]}"
+  fi
+  echo "{\"status\":\"pass\",\"stage\":\"done\",\"performance\":{\"median_us\":$FAKE_CLEAN_US,\"p10_us\":1,\"p90_us\":2,\"reps\":7,\"mode\":\"eager\"},\"attribution\":{\"available\":false}$kt}" >&3
 else
-  echo "{\"status\":\"pass\",\"stage\":\"done\",\"performance\":{\"median_us\":100,\"p10_us\":99,\"p90_us\":101,\"reps\":10,\"mode\":\"eager\",\"side_stream_reps\":${FAKE_SIDE:-0},\"launch_gap_hidden\":true},\"attribution\":{\"available\":true,\"verdict\":\"adopted\"}}" >&3
+  att="\"available\":true,\"verdict\":\"adopted\""
+  if [ -n "$FAKE_MIXED" ]; then
+    att="\"available\":true,\"verdict\":\"fallback\",\"timed_own_launches\":3,\"timed_foreign_launches\":3,\"own_time_share\":null,\"kernels\":[{\"name\":\"copy\",\"own\":true},{\"name\":\"gemm\",\"own\":false}]"
+  fi
+  echo "{\"status\":\"pass\",\"stage\":\"done\",\"performance\":{\"median_us\":100,\"p10_us\":99,\"p90_us\":101,\"reps\":10,\"mode\":\"eager\",\"side_stream_reps\":${FAKE_SIDE:-0},\"launch_gap_hidden\":true},\"attribution\":{$att}}" >&3
 fi
 )";
   fs::permissions(d + "/worker.sh", fs::perms::owner_all);
   // cuobjdump (absent from some CUDA installs, such as CI's) extracts one cubin.
   std::ofstream(d + "/cuobjdump.sh") << "#!/bin/sh\necho fake-elf > sub.1.sm_90.cubin\n";
   fs::permissions(d + "/cuobjdump.sh", fs::perms::owner_all);
-  auto plan = [&](const std::string &settings) {
+  auto plan = [&](const std::string &settings, const std::string &expected = "adopted") {
     std::ofstream(d + "/plan.json") << R"({"settings":{)" + settings + R"(},"submissions":[{"source":")" +
                                            std::string(ATREX_RT_SOURCE_DIR) +
                                            R"(/../examples/gate/silu_and_mul_naive.cu","operator":"silu_and_mul",
-      "expected_verdict":"adopted","problems":[{"shape":{"T":2,"D":8}}]}]})";
+      "expected_verdict":")" + expected + R"(","problems":[{"shape":{"T":2,"D":8}}]}]})";
   };
   auto gate = [&](const std::string &env, int &runs, const std::string &want = "pass") {
     fs::remove(d + "/r.jsonl");
@@ -281,6 +289,23 @@ fi
   r = gate("FAKE_CLEAN_CRASH=1", runs, "fail");
   EXPECT_NE(r.getString("reason", "").find("clean timing run (no attribution): setup: "), std::string::npos)
       << r.dump();
+
+  // Own and foreign kernels in the timed calls: the clean run is asked for
+  // kernel durations (ATREX_GATE_KERNEL_TIMES) and the share is measured.
+  plan(R"("own_share_calls":4)", "fallback");
+  r = gate("FAKE_MIXED=1 FAKE_CLEAN_US=96", runs);
+  const Json *a = r.get("attribution");
+  ASSERT_NE(a, nullptr);
+  EXPECT_DOUBLE_EQ(a->getDouble("own_time_share", -1), 0.25) << r.dump();
+  EXPECT_NE(a->getString("own_time_share_source", "").find("4 untimed calls"), std::string::npos);
+  // Without them in the plan's clean run settings: null with the reason.
+  plan(R"("clean_timing":false)", "fallback");
+  r = gate("FAKE_MIXED=1 FAKE_CLEAN_US=96", runs);
+  EXPECT_EQ(runs, 1);
+  EXPECT_TRUE(r.get("attribution")->get("own_time_share")->isNull());
+  EXPECT_EQ(r.get("attribution")->getString("own_time_share_why", ""),
+            "clean_timing is off: kernel durations not measured");
+  plan("");
 
   // Side streams: no clean run (without attribution the gate cannot see them).
   r = gate("FAKE_SIDE=3 FAKE_CLEAN_US=50", runs);
