@@ -13,8 +13,12 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <memory>
 #include <string>
 #include <vector>
+#if ATREX_HAVE_ZLIB
+#include <zlib.h>
+#endif
 
 using namespace llvm;
 
@@ -41,6 +45,71 @@ public:
     return sys::fs::readNativeFile(FD, MutableArrayRef<char>(Buf, Max));
   }
 };
+
+#if ATREX_HAVE_ZLIB
+/// A gzip file (Kineto and torch.profiler write `.json.gz`), inflated as it
+/// is read: memory stays one input chunk plus zlib's window. Concatenated
+/// gzip members are read one after another, as gzip(1) does.
+class GzipSource : public Source {
+  sys::fs::file_t FD;
+  std::string Path;
+  z_stream Z{};
+  std::vector<char> In = std::vector<char>(1 << 20);
+  bool InputEof = false, MemberDone = false, Ok = false;
+  uint64_t CompressedRead = 0;
+
+public:
+  GzipSource(sys::fs::file_t FD, StringRef Path) : FD(FD), Path(Path.str()) {
+    Ok = inflateInit2(&Z, 16 + MAX_WBITS) == Z_OK;
+  }
+  ~GzipSource() override {
+    if (Ok)
+      inflateEnd(&Z);
+    sys::fs::closeFile(FD);
+  }
+  Expected<size_t> read(char *Buf, size_t Max) override {
+    if (!Ok)
+      return createStringError(inconvertibleErrorCode(),
+                               "zlib: cannot initialise the inflater");
+    Z.next_out = reinterpret_cast<Bytef *>(Buf);
+    Z.avail_out = static_cast<uInt>(std::min<size_t>(Max, 1u << 30));
+    while (Z.avail_out > 0) {
+      if (Z.avail_in == 0 && !InputEof) {
+        auto N = sys::fs::readNativeFile(FD, MutableArrayRef<char>(In));
+        if (!N)
+          return N.takeError();
+        if (*N == 0)
+          InputEof = true;
+        CompressedRead += *N;
+        Z.next_in = reinterpret_cast<Bytef *>(In.data());
+        Z.avail_in = static_cast<uInt>(*N);
+      }
+      if (MemberDone) {
+        if (Z.avail_in == 0 && InputEof)
+          break; // the end of the last member
+        if (inflateReset(&Z) != Z_OK)
+          return createStringError(inconvertibleErrorCode(), "zlib: inflateReset failed");
+        MemberDone = false;
+      }
+      if (Z.avail_in == 0 && InputEof && Z.avail_out < Max)
+        break; // hand over what was inflated; the error comes with the next read
+      if (Z.avail_in == 0 && InputEof)
+        return createStringError(
+            inconvertibleErrorCode(),
+            "gzip stream ends early (after " + std::to_string(CompressedRead) +
+                " compressed bytes): truncated '" + Path + "'?");
+      int RC = inflate(&Z, Z_NO_FLUSH);
+      if (RC == Z_STREAM_END)
+        MemberDone = true;
+      else if (RC != Z_OK && RC != Z_BUF_ERROR)
+        return createStringError(inconvertibleErrorCode(),
+                                 std::string("corrupt gzip data in '") + Path +
+                                     "': " + (Z.msg ? Z.msg : "zlib error " + std::to_string(RC)));
+    }
+    return Max - Z.avail_out;
+  }
+};
+#endif
 
 class BufferSource : public Source {
   StringRef Rest;
@@ -356,6 +425,14 @@ Error Scanner::run(EventCallback Callback) {
 
 } // namespace
 
+bool gzipSupported() {
+#if ATREX_HAVE_ZLIB
+  return true;
+#else
+  return false;
+#endif
+}
+
 Error streamTraceEvents(StringRef Path, EventCallback Callback,
                         uint64_t *BytesRead, size_t ChunkSize) {
   auto FD = sys::fs::openNativeFileForRead(Path);
@@ -363,8 +440,30 @@ Error streamTraceEvents(StringRef Path, EventCallback Callback,
     return createStringError(inconvertibleErrorCode(),
                              "cannot open trace '" + Path +
                                  "': " + toString(FD.takeError()));
-  FileSource Src(*FD);
-  Scanner S(Path, Src, ChunkSize);
+  // gzip (magic 1f 8b): inflated on the fly; byte offsets in messages are
+  // then offsets into the decompressed text.
+  unsigned char Magic[2] = {0, 0};
+  auto M = sys::fs::readNativeFileSlice(
+      *FD, MutableArrayRef<char>(reinterpret_cast<char *>(Magic), 2), 0);
+  bool Gzip = M && *M == 2 && Magic[0] == 0x1f && Magic[1] == 0x8b;
+  if (!M)
+    consumeError(M.takeError());
+  std::unique_ptr<Source> Src;
+  std::string Name = Path.str();
+  if (Gzip) {
+#if ATREX_HAVE_ZLIB
+    Src = std::make_unique<GzipSource>(*FD, Path);
+    Name += " (decompressed)";
+#else
+    sys::fs::closeFile(*FD);
+    return createStringError(inconvertibleErrorCode(),
+                             "'" + Path + "' is gzip-compressed and this atrex-trace "
+                                          "was built without zlib: decompress it first");
+#endif
+  } else {
+    Src = std::make_unique<FileSource>(*FD);
+  }
+  Scanner S(Name, *Src, ChunkSize);
   Error E = S.run(Callback);
   if (BytesRead)
     *BytesRead = S.consumed();

@@ -729,6 +729,8 @@ Expected<std::unique_ptr<Trace>> Trace::load(StringRef Path) {
   return std::move(T);
 }
 
+bool Trace::hasGzipSupport() { return gzipSupported(); }
+
 Expected<std::unique_ptr<Trace>> Trace::loadFromBuffer(StringRef Name,
                                                        StringRef Buffer) {
   auto T = std::make_unique<Trace>();

@@ -69,6 +69,7 @@ static int fail(const Twine &Msg) {
 
 static std::string appName(StringRef Path) {
   StringRef Stem = sys::path::filename(Path);
+  Stem.consume_back(".gz");
   for (StringRef Ext : {".pt.trace.json", ".trace.json", ".json", ".sqlite"})
     if (Stem.consume_back(Ext))
       break;
@@ -268,6 +269,8 @@ int main(int argc, char **argv) {
     outs() << "kineto-json\n";
     if (Trace::hasNsysSupport())
       outs() << "nsys-sqlite\n";
+    if (Trace::hasGzipSupport())
+      outs() << "kineto-json-gz\n";
     return 0;
   }
   if (Command.empty())

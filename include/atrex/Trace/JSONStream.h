@@ -27,7 +27,11 @@ using EventCallback =
 /// Streams the events of the chrome-trace JSON file at \p Path. Errors name
 /// the file and the byte offset (malformed or truncated input, a missing
 /// "traceEvents" array, I/O failures). \p BytesRead, when given, receives
-/// the number of bytes consumed.
+/// the number of bytes consumed. A gzip file (magic 1f 8b) is inflated while
+/// it streams; offsets and \p BytesRead then count decompressed bytes.
+/// Whether this build reads gzip-compressed traces (zlib found).
+bool gzipSupported();
+
 llvm::Error streamTraceEvents(llvm::StringRef Path, EventCallback Callback,
                               uint64_t *BytesRead = nullptr,
                               size_t ChunkSize = 1 << 20);

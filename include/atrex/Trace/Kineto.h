@@ -139,6 +139,8 @@ public:
   loadNsysSqlite(llvm::StringRef Path);
   /// Whether loadNsysSqlite is available.
   static bool hasNsysSupport();
+  /// Whether gzip-compressed traces are read (built with zlib).
+  static bool hasGzipSupport();
   /// The same over an in-memory document (tests).
   static llvm::Expected<std::unique_ptr<Trace>>
   loadFromBuffer(llvm::StringRef Name, llvm::StringRef Buffer);
