@@ -18,6 +18,7 @@
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAGraph.h>
 #include <ATen/cuda/Sleep.h>
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <cuda_runtime.h>
 
@@ -47,9 +48,31 @@ FILE *gReportOut = nullptr;
 // parent reads it to tell a hang of the candidate from the gate's own work
 // outrunning problem_s (then the unit is the gate's `error`, not a `fail`).
 int gPhaseFd = -1;
+char gPhase = 'g';
 void markPhase(char phase) {
+  gPhase = phase;
   if (gPhaseFd >= 0 && pwrite(gPhaseFd, &phase, 1, 0) != 1) {
   }
+}
+
+// GPU memory through torch's caching allocator (the gate's tensors and the
+// candidate's): peaks and the `gpu_mb` limit, if any. Set once CUDA is up.
+bool gCudaReady = false;
+int64_t gGpuLimitMb = 0;
+Json gpuMemory() {
+  Json m = Json::object();
+  try {
+    auto st = c10::cuda::CUDACachingAllocator::getDeviceStats(0);
+    constexpr size_t kAll = static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE);
+    m.set("peak_allocated_mib", static_cast<double>(st.allocated_bytes[kAll].peak) / (1 << 20));
+    m.set("peak_reserved_mib", static_cast<double>(st.reserved_bytes[kAll].peak) / (1 << 20));
+    m.set("num_ooms", static_cast<int64_t>(st.num_ooms));
+  } catch (const std::exception &e) {
+    m.set("error", std::string(e.what()).substr(0, 200));
+  }
+  if (gGpuLimitMb > 0)
+    m.set("limit_mib", gGpuLimitMb);
+  return m;
 }
 
 void emit() {
@@ -64,6 +87,8 @@ void emit() {
   gReport.set("stage", stage);
   if (!reason.empty())
     gReport.set("reason", reason);
+  if (gCudaReady)
+    gReport.set("gpu_memory", gpuMemory());
   emit();
   std::fflush(nullptr);
   _exit(status == "error" ? 2 : 0);
@@ -343,7 +368,29 @@ void trace(const std::string &what) {
 
 } // namespace
 
+int workerMain(int argc, char **argv);
+
+// The entry's exceptions are caught by the generated binding and reported as
+// the candidate's; what reaches here was thrown by the gate's own work (or,
+// in phase 'c', by the candidate's library outside the entry, e.g. its
+// static initialisers).
 int main(int argc, char **argv) {
+  try {
+    return workerMain(argc, argv);
+  } catch (const std::exception &e) {
+    std::string what = std::string(e.what()).substr(0, 800);
+    std::string stage = gReport.getString("stage", "setup");
+    if (gPhase == 'c')
+      finish("fail", stage, "the submission threw outside its entry: " + what);
+    std::string hint;
+    if (dynamic_cast<const c10::OutOfMemoryError *>(&e))
+      hint = gGpuLimitMb > 0 ? " (the gate's own tensors exceed settings.gpu_mb; raise it)"
+                             : " (the gate's own tensors do not fit on this GPU)";
+    finish("error", stage, "the gate's own work failed: " + what + hint);
+  }
+}
+
+int workerMain(int argc, char **argv) {
   for (int sig : {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL})
     signal(sig, crashHandler);
   gTrace = std::getenv("ATREX_GATE_TRACE") != nullptr;
@@ -426,6 +473,15 @@ int main(int argc, char **argv) {
   std::string wantGpu = w.settings.getString("gpu", "");
   if (!wantGpu.empty() && std::string(prop.name).find(wantGpu) == std::string::npos)
     finish("error", "setup", "plan expects GPU '" + wantGpu + "', found '" + prop.name + "'");
+  gCudaReady = true;
+  // `gpu_mb`: a cap on what torch's caching allocator may hold for this
+  // process (gate and candidate together); an allocation past it raises
+  // torch's out-of-memory error. cudaMalloc called directly is not capped.
+  gGpuLimitMb = w.settings.getInt("gpu_mb", 0);
+  if (gGpuLimitMb > 0) {
+    double fraction = static_cast<double>(gGpuLimitMb) * (1 << 20) / static_cast<double>(prop.totalGlobalMem);
+    c10::cuda::CUDACachingAllocator::setMemoryFraction(std::min(1.0, fraction), 0);
+  }
 
   // Load the submission.
   std::string so = job.getString("library", "");

@@ -61,6 +61,7 @@ Json settingsJson(const PlanSettings &s) {
   j.set("rotate_inputs", s.rotateInputs);
   j.set("gpu", s.gpu);
   j.set("gap_sleep_cycles", s.gapSleepCycles);
+  j.set("gpu_mb", s.gpuMb);
   return j;
 }
 } // namespace
@@ -330,7 +331,7 @@ int main(int argc, char **argv) {
       WorkerRun run = runWorker({});
       r.set("child", run.child.toJson());
       if (run.haveReport)
-        for (const char *k : {"env", "correctness", "performance", "attribution"})
+        for (const char *k : {"env", "correctness", "performance", "attribution", "gpu_memory"})
           if (const Json *v = run.report.get(k))
             r.set(k, *v);
       Outcome out = outcomeOf(run);

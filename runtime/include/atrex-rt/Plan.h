@@ -60,6 +60,9 @@ struct PlanSettings {
   // Calls whose kernels CUPTI times in the clean run of a unit that launched
   // own and foreign kernels (the own-time share); 0: not measured.
   int ownShareCalls = 10;
+  // Cap (MiB) on the GPU memory torch's caching allocator may hold for a
+  // worker (gate and candidate tensors together); 0: no cap.
+  int64_t gpuMb = 0;
   std::string seedSource = "random"; // "random" or "fixed"
   uint64_t seed = 0;                 // with "fixed"
   std::string gpu;                   // expected GPU name substring (optional)

@@ -42,7 +42,7 @@ Plan parsePlan(const Json &j, const std::string &path) {
                 {"arch", "compile_s", "problem_s", "rss_mb", "file_mb", "address_space_mb",
                  "private_network", "trials", "warmup_ms", "min_reps", "max_reps",
                  "max_timed_s", "target_rel_err", "graph_below_us", "recheck", "seed", "gpu", "rotate_inputs",
-                 "gap_sleep_cycles", "clean_timing", "clean_timing_tolerance", "own_share_calls",
+                 "gap_sleep_cycles", "clean_timing", "clean_timing_tolerance", "own_share_calls", "gpu_mb",
                  "cache_dir", "hip_include"},
                 path, "settings");
       s.arch = js->getString("arch", s.arch);
@@ -75,6 +75,9 @@ Plan parsePlan(const Json &j, const std::string &path) {
       s.ownShareCalls = static_cast<int>(js->getInt("own_share_calls", s.ownShareCalls));
       if (s.ownShareCalls < 0 || s.ownShareCalls > 1000)
         planError(path, "settings.own_share_calls", "expected 0..1000 calls");
+      s.gpuMb = js->getInt("gpu_mb", s.gpuMb);
+      if (s.gpuMb < 0 || s.gpuMb > (1LL << 30))
+        planError(path, "settings.gpu_mb", "expected 0 (no cap) or a size in MiB");
       s.gpu = js->getString("gpu", "");
       s.cacheDir = js->getString("cache_dir", "");
       // HIP include directory (relative to the plan's directory); default: env/build.

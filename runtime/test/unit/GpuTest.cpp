@@ -108,6 +108,37 @@ TEST(GpuGate, MixedUnitGetsMeasuredOwnTimeShare) {
   EXPECT_TRUE(sawForeign) << a->dump();
 }
 
+// settings.gpu_mb caps torch's caching allocator for the worker: a candidate
+// that takes 8 GiB per call fails under a 4 GiB cap with torch's
+// out-of-memory message, and passes without a cap (peak reported).
+TEST(GpuGate, GpuMbCapsTheAllocator) {
+  REQUIRE_GPU();
+  namespace fs = std::filesystem;
+  std::string dir = ::testing::TempDir() + "/atrex-gpu-mb";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto run = [&](const std::string &cap) {
+    std::ofstream(dir + "/plan.json") << R"({"schema":"atrex-gate-plan/1","settings":{"problem_s":120,
+      "max_timed_s":0.2)" + cap + R"(},"submissions":[{"source":")" ATREX_SOURCE_DIR
+      R"(/test/inputs/silu_and_mul_big_scratch.cu","operator":"silu_and_mul",
+      "problems":[{"shape":{"T":64,"D":1024}}]}]})";
+    fs::remove(dir + "/r.jsonl");
+    std::string cmd = std::string(ATREX_BIN_DIR "/atrex-gate --quiet --plan ") + dir +
+                      "/plan.json --out " + dir + "/r.jsonl";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    return Json::parse(readFile(dir + "/r.jsonl"));
+  };
+  Json r = run(R"(,"gpu_mb":4096)");
+  EXPECT_EQ(r.getString("status", ""), "fail") << r.dump();
+  EXPECT_NE(r.getString("reason", "").find("out of memory"), std::string::npos) << r.dump();
+  ASSERT_NE(r.get("gpu_memory"), nullptr) << r.dump();
+  EXPECT_EQ(r.get("gpu_memory")->getInt("limit_mib", 0), 4096);
+  r = run("");
+  EXPECT_EQ(r.getString("status", ""), "pass") << r.dump();
+  ASSERT_NE(r.get("gpu_memory"), nullptr) << r.dump();
+  EXPECT_GE(r.get("gpu_memory")->getDouble("peak_allocated_mib", 0), 8192.0) << r.dump();
+}
+
 // Regression: atrex-ref linked only torch_cpu, so --device cuda reported "no
 // CUDA device is available" on the H200 (libtorch's CUDA backend never loaded).
 TEST(GpuRef, ValidatesOnTheGpu) {

@@ -325,6 +325,9 @@ TEST(Plan, ErrorsNameFileAndEntry) {
   EXPECT_NE(err(R"({"settings":{"own_share_calls":-2},"submissions":[]})")
                 .find("settings.own_share_calls: expected 0..1000 calls"),
             std::string::npos);
+  EXPECT_NE(err(R"({"settings":{"gpu_mb":-1},"submissions":[]})")
+                .find("settings.gpu_mb: expected 0 (no cap) or a size in MiB"),
+            std::string::npos);
   EXPECT_NE(err(R"({"setings":{}})").find("unknown key 'setings'"), std::string::npos);
   EXPECT_NE(err(R"({"submissions":[]})").find("non-empty"), std::string::npos);
   EXPECT_NE(err(R"({"schema":"x","submissions":[]})").find("expected 'atrex-gate-plan/1'"),
