@@ -473,6 +473,10 @@ int workerMain(int argc, char **argv) {
   std::string wantGpu = w.settings.getString("gpu", "");
   if (!wantGpu.empty() && std::string(prop.name).find(wantGpu) == std::string::npos)
     finish("error", "setup", "plan expects GPU '" + wantGpu + "', found '" + prop.name + "'");
+  // The caching allocator initialises lazily, and neither its memory fraction
+  // nor its statistics exist before that (found on the H200: "Allocator not
+  // initialized for device"): one small allocation first.
+  (void)at::empty({1}, at::TensorOptions().dtype(at::kFloat).device(at::kCUDA));
   gCudaReady = true;
   // `gpu_mb`: a cap on what torch's caching allocator may hold for this
   // process (gate and candidate together); an allocation past it raises
