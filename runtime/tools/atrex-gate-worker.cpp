@@ -390,23 +390,84 @@ int main(int argc, char **argv) {
   }
 }
 
+// `atrex-gate --check`: what this process can use, as one JSON line. With
+// ATREX_GATE_NO_ATTRIBUTION=1 it tries CUPTI (the clean run's tool) instead
+// of the Sanitizer API (the two never share a process).
+int probe() {
+  Json p = Json::object();
+  p.set("torch", ATREX_RT_TORCH_VERSION);
+  Json attribution = Json::object();
+  if (const char *off = std::getenv("ATREX_GATE_NO_ATTRIBUTION"); off && *off && *off != '0') {
+    Json cupti = Json::object();
+    std::string err;
+    bool ok = ktimes::start(ATREX_RT_CUPTI_LIB, err) && ktimes::resume(err) && ktimes::pause(err);
+    cupti.set("ok", ok);
+    if (!ok)
+      cupti.set("error", err);
+    cupti.set("library", ATREX_RT_CUPTI_LIB);
+    p.set("cupti", cupti);
+  } else {
+    std::string err;
+    bool ok = attr::start({}, ATREX_RT_SANITIZER_LIB, err);
+    attribution.set("ok", ok);
+    if (!ok)
+      attribution.set("error", err);
+    attribution.set("library", ATREX_RT_SANITIZER_LIB);
+    p.set("attribution", attribution);
+  }
+  bool cuda = at::hasCUDA();
+  p.set("cuda", cuda);
+  if (cuda) {
+    cudaDeviceProp prop;
+    cudaGetDeviceProperties(&prop, 0);
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    int count = 0;
+    cudaGetDeviceCount(&count);
+    p.set("gpu", prop.name);
+    p.set("gpus", count);
+    p.set("sm", std::to_string(prop.major) + std::to_string(prop.minor));
+    p.set("cuda_driver", driver);
+    p.set("cuda_runtime", runtime);
+    Nvml nvml;
+    nvml.init(0);
+    Json n = Json::object();
+    n.set("ok", nvml.error.empty());
+    if (!nvml.error.empty())
+      n.set("error", nvml.error);
+    p.set("nvml", n);
+  } else {
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    p.set("cuda_error", std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")");
+  }
+  std::string line = p.dump() + "\n";
+  std::fwrite(line.data(), 1, line.size(), gReportOut);
+  std::fflush(gReportOut);
+  return 0;
+}
+
 int workerMain(int argc, char **argv) {
   for (int sig : {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL})
     signal(sig, crashHandler);
   gTrace = std::getenv("ATREX_GATE_TRACE") != nullptr;
+  gReportOut = fdopen(3, "w");
+  if (!gReportOut)
+    gReportOut = stdout;
   std::string jobPath;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--job" && i + 1 < argc)
       jobPath = argv[++i];
+    else if (a == "--probe")
+      return probe();
     else {
-      std::cerr << "usage: atrex-gate-worker --job JOB.json < seed\n";
+      std::cerr << "usage: atrex-gate-worker --job JOB.json < seed\n"
+                   "       atrex-gate-worker --probe\n";
       return 2;
     }
   }
-  gReportOut = fdopen(3, "w");
-  if (!gReportOut)
-    gReportOut = stdout;
   if (jobPath.empty())
     finish("error", "setup", "no --job given");
   gPhaseFd = open((jobPath + ".phase").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

@@ -66,9 +66,92 @@ Json settingsJson(const PlanSettings &s) {
 }
 } // namespace
 
+// `atrex-gate --check`: can this machine run the gate? The tools the compile
+// step needs, then two probes of the worker (the attributed run's Compute
+// Sanitizer API and the clean run's CUPTI never share a process). Prints one
+// line per item; exit 0 when every required item is there, 1 otherwise.
+int runCheck(const std::string &worker) {
+  struct Item {
+    std::string name, detail;
+    bool ok, required;
+  };
+  std::vector<Item> items;
+  auto add = [&](const std::string &name, bool ok, const std::string &detail, bool required = true) {
+    items.push_back({name, detail, ok, required});
+  };
+  add("nvcc", fs::exists(ATREX_RT_NVCC), std::string(ATREX_RT_NVCC) + " (CUDA " ATREX_RT_CUDA_VERSION ")");
+  std::string cuobjdump = std::string(ATREX_RT_CUDA_BIN_DIR) + "/cuobjdump";
+  if (const char *env = std::getenv("ATREX_CUOBJDUMP"); env && *env)
+    cuobjdump = env;
+  add("cuobjdump", fs::exists(cuobjdump),
+      cuobjdump + (fs::exists(cuobjdump) ? " (extracts the submissions' cubins)"
+                                         : ": not found (set ATREX_CUOBJDUMP)"));
+  add("libtorch", fs::exists(ATREX_RT_TORCH_DIR), ATREX_RT_TORCH_VERSION " at " ATREX_RT_TORCH_DIR);
+  PlanSettings defaults;
+  std::string hipError;
+  std::string hip = resolveHipInclude(defaults, hipError);
+  add("hip", hipError.empty(), hipError.empty() ? "HIP on NVIDIA headers: " + hip
+                                                : "HIP submissions cannot compile: " + hipError.substr(0, 160),
+      false);
+  bool haveWorker = fs::exists(worker);
+  add("worker", haveWorker, worker);
+  auto probe = [&](const std::map<std::string, std::string> &env, Json &out) -> std::string {
+    Limits lim;
+    lim.wallSeconds = 120;
+    ChildResult c = runSupervised({worker, "--probe"}, lim, "", "", env);
+    Json rep;
+    if (!lastReportLine(c.report, rep))
+      return "the worker's probe gave no report: " + c.reason() +
+             (c.stderrTail.empty() ? "" : " (" + c.stderrTail.substr(0, 300) + ")");
+    out = rep;
+    return "";
+  };
+  Json attributed, clean;
+  std::string e1 = haveWorker ? probe({}, attributed) : "no worker";
+  std::string e2 = haveWorker ? probe({{"ATREX_GATE_NO_ATTRIBUTION", "1"}}, clean) : "no worker";
+  if (!e1.empty()) {
+    add("gpu", false, e1);
+  } else if (attributed.getBool("cuda", false)) {
+    add("gpu", true,
+        attributed.getString("gpu", "?") + " (sm_" + attributed.getString("sm", "?") + ", " +
+            std::to_string(attributed.getInt("gpus", 1)) + " visible, driver " +
+            std::to_string(attributed.getInt("cuda_driver", 0)) + ")");
+  } else {
+    add("gpu", false, "no CUDA device visible to the worker: " + attributed.getString("cuda_error", "?"));
+  }
+  if (const Json *a = attributed.get("attribution"))
+    add("attribution", a->getBool("ok", false),
+        a->getBool("ok", false) ? "Compute Sanitizer API subscribed (" + a->getString("library", "") + ")"
+                                : a->getString("error", "?"));
+  else
+    add("attribution", false, e1.empty() ? "not probed" : e1);
+  if (const Json *n = attributed.get("nvml"))
+    add("nvml", n->getBool("ok", false),
+        n->getBool("ok", false) ? "SM clocks and throttle reasons recorded" : n->getString("error", "?"), false);
+  if (const Json *c = clean.get("cupti"))
+    add("cupti", c->getBool("ok", false),
+        c->getBool("ok", false) ? "own-time share of mixed units measured (" + c->getString("library", "") + ")"
+                                : "own-time share of mixed units stays null: " + c->getString("error", "?"),
+        false);
+  else
+    add("cupti", false, e2.empty() ? "not probed" : e2, false);
+  std::string missing;
+  std::cout << "atrex-gate --check: can this machine run the gate?\n";
+  for (const Item &it : items) {
+    const char *tag = it.ok ? "ok  " : it.required ? "FAIL" : "--  ";
+    std::printf("  %s  %-12s %s\n", tag, it.name.c_str(), it.detail.c_str());
+    if (!it.ok && it.required)
+      missing += (missing.empty() ? "" : ", ") + it.name;
+  }
+  std::cout << (missing.empty() ? "the gate can run here\n" : "the gate cannot run here: " + missing + "\n");
+  std::fflush(stdout);
+  return missing.empty() ? 0 : 1;
+}
+
 const char *const kUsage =
     "usage: atrex-gate --plan PLAN.json --out RESULTS.jsonl [--shard i/n] [--resume] [--jobs N]\n"
-    "                  [--compile-only] [--cache DIR] [--worker PATH] [--quiet]\n";
+    "                  [--compile-only] [--cache DIR] [--worker PATH] [--quiet]\n"
+    "       atrex-gate --check [--worker PATH]\n";
 const char *const kHelp = R"(
 Runs a gate plan (atrex-gate-plan/1): compiles every submission once, runs each
 (submission, problem) unit in a supervised atrex-gate-worker (correctness
@@ -86,6 +169,10 @@ and appends one atrex-gate-result/1 JSON line per unit to RESULTS.jsonl.
                      cache_dir, else <dir of RESULTS>/.atrex-gate-cache)
   --worker PATH      the worker (default: atrex-gate-worker next to this tool)
   --quiet            no progress on stderr
+  --check            say whether this machine can run the gate (nvcc,
+                     cuobjdump, libtorch, a GPU, the Compute Sanitizer API;
+                     optional: CUPTI, NVML, HIP headers) and exit: 0 when it
+                     can, 1 when a required item is missing
 
 Exit status: 0 when every unit has a result (pass or fail), 2 on usage or plan
 errors or when a unit ended in the gate's own error. Environment:
@@ -97,7 +184,7 @@ no CUPTI is loaded already). Documentation: docs/gate.md.
 
 int main(int argc, char **argv) {
   std::string planPath, outPath, shardText = "0/1", cacheDir, worker, jobDir;
-  bool quiet = false, resume = false, compileOnly = false;
+  bool quiet = false, resume = false, compileOnly = false, check = false;
   unsigned jobsOpt = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -124,6 +211,8 @@ int main(int argc, char **argv) {
       resume = true;
     else if (a == "--compile-only")
       compileOnly = true;
+    else if (a == "--check")
+      check = true;
     else if (a == "--jobs") {
       std::string v = value();
       char *end = nullptr;
@@ -141,6 +230,11 @@ int main(int argc, char **argv) {
                 << "(atrex-gate --help for the options)\n";
       return 2;
     }
+  }
+  if (check) {
+    if (worker.empty())
+      worker = (fs::path(argv[0]).parent_path() / "atrex-gate-worker").string();
+    return runCheck(fs::absolute(worker).string());
   }
   if (planPath.empty() || outPath.empty()) {
     std::cerr << "atrex-gate: --plan and --out are required\n";

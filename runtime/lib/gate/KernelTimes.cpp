@@ -15,6 +15,7 @@
 #include <mutex>
 
 #if ATREX_HAVE_CUPTI
+#include <cuda_runtime.h>
 #include <cupti_activity.h>
 #endif
 
@@ -81,6 +82,14 @@ std::string describe(const char *what, CUptiResult r) {
 } // namespace
 
 bool start(const std::string &libraryPath, std::string &error) {
+  // Without a working driver, libcupti 13.0's cuptiActivityRegisterCallbacks
+  // recursed until the stack overflowed (seen on the CPU-only build machine:
+  // cudaErrorInsufficientDriver); ask the driver first.
+  int devices = 0;
+  if (cudaError_t r = cudaGetDeviceCount(&devices); r != cudaSuccess || devices == 0) {
+    error = std::string("no usable CUDA device (") + cudaGetErrorName(r) + "): CUPTI not started";
+    return false;
+  }
   std::string path = libraryPath;
   if (const char *env = std::getenv("ATREX_CUPTI_LIBRARY"); env && *env)
     path = env;

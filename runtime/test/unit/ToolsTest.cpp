@@ -374,6 +374,46 @@ TEST(AtrexGate, HelpAndUnknownOptions) {
   EXPECT_NE(o.text.find("atrex-gate --help"), std::string::npos) << o.text;
 }
 
+// `atrex-gate --check` reports each item and exits 1 when a required one is
+// missing; the worker's two probes are scripted here (the real worker's run
+// on this machine and on the H200 is in docs/gate.md).
+TEST(AtrexGate, CheckNamesWhatIsMissing) {
+  std::string d = tmp("gate-check");
+  std::ofstream(d + "/worker.sh") << R"SH(#!/bin/sh
+[ "$1" = --probe ] || exit 2
+if [ "${ATREX_GATE_NO_ATTRIBUTION:-0}" = 1 ]; then
+  echo '{"cupti":{"ok":false,"error":"cannot load CUPTI: nope","library":"x"},"cuda":true}' >&3
+elif [ -n "$FAKE_NO_GPU" ]; then
+  echo '{"attribution":{"ok":true,"library":"/s/libsanitizer-public.so"},"cuda":false,"cuda_error":"cudaErrorNoDevice (no CUDA-capable device is detected)"}' >&3
+else
+  echo '{"attribution":{"ok":true,"library":"/s/libsanitizer-public.so"},"cuda":true,"gpu":"NVIDIA H200","sm":"90","gpus":8,"cuda_driver":13000,"nvml":{"ok":true}}' >&3
+fi
+)SH";
+  fs::permissions(d + "/worker.sh", fs::perms::owner_all);
+  std::ofstream(d + "/cuobjdump") << "#!/bin/sh\n";
+  fs::permissions(d + "/cuobjdump", fs::perms::owner_all);
+  std::string cmd = "ATREX_CUOBJDUMP=" + d + "/cuobjdump " + kGate + " --check --worker " + d + "/worker.sh";
+  Out o = sh(cmd);
+  EXPECT_EQ(o.status, 0) << o.text;
+  EXPECT_NE(o.text.find("ok    gpu          NVIDIA H200 (sm_90, 8 visible, driver 13000)"), std::string::npos)
+      << o.text;
+  EXPECT_NE(o.text.find("ok    attribution  Compute Sanitizer API subscribed (/s/libsanitizer-public.so)"),
+            std::string::npos) << o.text;
+  // An optional item missing: reported, not fatal.
+  EXPECT_NE(o.text.find("--    cupti        own-time share of mixed units stays null: cannot load CUPTI: nope"),
+            std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("the gate can run here"), std::string::npos) << o.text;
+  o = sh("FAKE_NO_GPU=1 " + cmd);
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find("FAIL  gpu          no CUDA device visible to the worker: cudaErrorNoDevice"),
+            std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("the gate cannot run here: gpu"), std::string::npos) << o.text;
+  // A worker that crashes in its probe.
+  o = sh("ATREX_CUOBJDUMP=" + d + "/cuobjdump " + kGate + " --check --worker /bin/false");
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find("FAIL  gpu          the worker's probe gave no report"), std::string::npos) << o.text;
+}
+
 TEST(AtrexGate, BadPlanExitsTwo) {
   std::string d = tmp("gate-bad");
   std::ofstream(d + "/plan.json") << R"({"submissions":[{"source":"a.cu","operator":"rms_norm","problems":[{"shape":{"T":1}}]}]})";
