@@ -75,8 +75,12 @@ Json gpuMemory() {
   return m;
 }
 
+// The report key from the parent (stdin, after the seed): every line the gate
+// writes starts with it, so lines the candidate writes to fd 3 are told apart.
+std::string gReportKey;
+
 void emit() {
-  std::string line = gReport.dump() + "\n";
+  std::string line = (gReportKey.empty() ? "" : gReportKey + " ") + gReport.dump() + "\n";
   std::fwrite(line.data(), 1, line.size(), gReportOut);
   std::fflush(gReportOut);
 }
@@ -485,6 +489,9 @@ int workerMain(int argc, char **argv) {
   uint64_t seed = 0;
   if (!(std::cin >> seed))
     finish("error", "setup", "no seed on stdin");
+  std::string key;
+  if (std::cin >> key)
+    gReportKey = key; // absent when run by hand (echo SEED | atrex-gate-worker ...)
   // Attribution first: before the first CUDA call of the process.
   std::string attrError;
   bool attributed = false;

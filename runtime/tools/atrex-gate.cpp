@@ -414,9 +414,12 @@ int main(int argc, char **argv) {
         std::error_code ec;
         fs::remove(jobPath + ".phase", ec);
         WorkerRun run;
-        run.child = runSupervised({worker, "--job", jobPath}, lim, std::to_string(unitSeed) + "\n", jobDir,
-                                  env, {"ATREX_GATE_SEED"});
-        run.haveReport = lastReportLine(run.child.report, run.report);
+        // The seed and this run's report key go on stdin (never argv or the environment).
+        std::string key = reportKey();
+        run.child = runSupervised({worker, "--job", jobPath}, lim,
+                                  std::to_string(unitSeed) + " " + key + "\n", jobDir, env,
+                                  {"ATREX_GATE_SEED"});
+        run.haveReport = lastReportLine(run.child.report, run.report, key, &run.forgedLines);
         std::ifstream phase(jobPath + ".phase", std::ios::binary);
         char c = 0;
         run.gateTimedOut = run.child.end == ChildResult::End::TimedOut && phase.get(c) && c == 'g';

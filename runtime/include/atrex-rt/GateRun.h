@@ -39,11 +39,20 @@ struct WorkerRun {
   ChildResult child;
   bool haveReport = false;
   bool gateTimedOut = false;
+  int forgedLines = 0; // report lines without the run's key (see lastReportLine)
   Json report;
 };
 
-/// The last complete JSON object line of a worker's report bytes.
-bool lastReportLine(const std::string &bytes, Json &report);
+/// The last complete JSON object line of a worker's report bytes. With a
+/// `key` (the secret the parent gave this worker run on stdin), only lines
+/// `<key> <json>` count; every other non-empty line was not written by the
+/// gate (the candidate shares the worker's file descriptors) and is counted
+/// in `forged`.
+bool lastReportLine(const std::string &bytes, Json &report, const std::string &key = "",
+                    int *forged = nullptr);
+
+/// A fresh secret for one worker run's report lines (32 hex digits).
+std::string reportKey();
 
 struct Outcome {
   std::string status, stage, reason; // status "" when nothing is decided

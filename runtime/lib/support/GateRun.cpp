@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <map>
+#include <random>
 #include <vector>
 #include <fcntl.h>
 #include <fstream>
@@ -42,24 +43,47 @@ std::set<std::string> completedUnits(const std::string &path, std::vector<std::s
   return done;
 }
 
-bool lastReportLine(const std::string &bytes, Json &report) {
+bool lastReportLine(const std::string &bytes, Json &report, const std::string &key, int *forged) {
   bool have = false;
   size_t pos = 0;
+  std::string prefix = key.empty() ? "" : key + " ";
   while (pos < bytes.size()) {
     size_t nl = bytes.find('\n', pos);
     if (nl == std::string::npos)
       break;
+    std::string line = bytes.substr(pos, nl - pos);
+    pos = nl + 1;
+    if (line.empty())
+      continue;
+    if (!prefix.empty()) {
+      if (line.compare(0, prefix.size(), prefix) != 0) {
+        if (forged)
+          ++*forged;
+        continue;
+      }
+      line.erase(0, prefix.size());
+    }
     try {
-      Json j = Json::parse(bytes.substr(pos, nl - pos), "worker report");
+      Json j = Json::parse(line, "worker report");
       if (j.isObject()) {
         report = std::move(j);
         have = true;
       }
     } catch (const std::exception &) {
     }
-    pos = nl + 1;
   }
   return have;
+}
+
+std::string reportKey() {
+  std::random_device rd;
+  std::string k;
+  char buf[9];
+  for (int i = 0; i < 4; ++i) {
+    std::snprintf(buf, sizeof(buf), "%08x", static_cast<unsigned>(rd()));
+    k += buf;
+  }
+  return k;
 }
 
 Outcome outcomeOf(const WorkerRun &run) {
@@ -68,7 +92,12 @@ Outcome outcomeOf(const WorkerRun &run) {
   bool haveReport = run.haveReport, gateTimedOut = run.gateTimedOut;
   Outcome o;
   o.stage = haveReport ? rep.getString("stage", "setup") : "setup";
-  if (haveReport && rep.has("status") && child.succeeded()) {
+  if (run.forgedLines > 0) {
+    // Whatever the gate's own lines said: writing to its channel is an evasion.
+    o.status = "fail";
+    o.reason = o.stage + ": the submission wrote " + std::to_string(run.forgedLines) +
+               " line(s) to the gate's report channel (file descriptor 3): report forgery";
+  } else if (haveReport && rep.has("status") && child.succeeded()) {
     o.status = rep.getString("status", "error");
     o.reason = rep.getString("reason", "");
   } else if (haveReport && rep.has("status") && child.end == ChildResult::End::Exited) {

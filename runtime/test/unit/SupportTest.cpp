@@ -469,6 +469,22 @@ TEST(GateRun, LastReportLineAndOutcomes) {
   EXPECT_FALSE(lastReportLine("{\"status\":\"pass\"}", rep)); // no newline: incomplete
   EXPECT_TRUE(lastReportLine("{\"stage\":\"correctness\"}\n{\"stage\":\"perf\n", rep));
   EXPECT_EQ(rep.getString("stage", ""), "correctness");
+  // With the run's key only keyed lines count; the others are counted as forged.
+  int forged = 0;
+  rep = Json();
+  EXPECT_TRUE(lastReportLine("k1 {\"stage\":\"correctness\"}\n{\"status\":\"pass\"}\n"
+                             "k2 {\"status\":\"pass\"}\n\n",
+                             rep, "k1", &forged));
+  EXPECT_EQ(rep.getString("stage", ""), "correctness");
+  EXPECT_FALSE(rep.has("status"));
+  EXPECT_EQ(forged, 2);
+  EXPECT_EQ(reportKey().size(), 32u);
+  EXPECT_NE(reportKey(), reportKey());
+  WorkerRun forgedRun = exited(0, "{\"status\":\"pass\",\"stage\":\"done\"}\n");
+  forgedRun.haveReport = true;
+  forgedRun.report = Json::parse("{\"status\":\"pass\",\"stage\":\"done\"}");
+  forgedRun.forgedLines = 1;
+  EXPECT_EQ(outcomeOf(forgedRun).status, "fail");
 
   Outcome o = outcomeOf(exited(0, "{\"status\":\"pass\",\"stage\":\"done\"}\n"));
   EXPECT_EQ(o.status, "pass");

@@ -137,6 +137,30 @@ TEST(AtrexGate, CompileFailureIsAResultAndTheRunGoesOn) {
               std::string::npos);
 }
 
+// The real worker's report lines carry the run's key and get through: on a
+// machine without a GPU its own "no CUDA device" error arrives intact (a
+// key mismatch would read as forgery); with a GPU the unit passes.
+TEST(AtrexGate, RealWorkerReportsThroughTheKeyedChannel) {
+  std::string d = tmp("gate-real-worker");
+  std::ofstream(d + "/cuobjdump.sh") << "#!/bin/sh\necho fake-elf > sub.1.sm_90.cubin\n";
+  fs::permissions(d + "/cuobjdump.sh", fs::perms::owner_all);
+  std::ofstream(d + "/plan.json") << R"({"settings":{"problem_s":60,"max_timed_s":0.1},"submissions":[{"source":")" +
+                                         std::string(ATREX_RT_SOURCE_DIR) +
+                                         R"(/../examples/gate/silu_and_mul_naive.cu","operator":"silu_and_mul",
+      "problems":[{"shape":{"T":2,"D":8}}]}]})";
+  Out o = sh("ATREX_CUOBJDUMP=" + d + "/cuobjdump.sh " + kGate + " --quiet --plan " + d +
+             "/plan.json --out " + d + "/r.jsonl --cache " + sharedCache());
+  std::ifstream in(d + "/r.jsonl");
+  std::string line;
+  ASSERT_TRUE(static_cast<bool>(std::getline(in, line))) << o.text;
+  Json r = Json::parse(line);
+  EXPECT_EQ(r.getString("reason", "").find("forgery"), std::string::npos) << line;
+  if (r.getString("status", "") != "pass") {
+    EXPECT_EQ(r.getString("status", ""), "error") << line;
+    EXPECT_EQ(r.getString("reason", ""), "no CUDA device visible to the worker") << line;
+  }
+}
+
 TEST(AtrexGate, ShardsSplitThePlan) {
   std::string d = tmp("gate-shard");
   std::ofstream(d + "/plan.json") << R"({"submissions":[{"source":"missing.cu","operator":"rms_norm",
@@ -207,23 +231,26 @@ TEST(AtrexGate, ResumeRunsOnlyTheMissingUnits) {
 TEST(AtrexGate, CleanTimingRunGivesTheTimeWithinTolerance) {
   std::string d = tmp("gate-clean");
   std::ofstream(d + "/worker.sh") << R"(#!/bin/sh
+read seed key
 echo "run ${ATREX_GATE_NO_ATTRIBUTION:-0} ${ATREX_GATE_CLEAN_RUN:-0}" >> "$FAKE_LOG"
 if [ "${ATREX_GATE_NO_ATTRIBUTION:-0}" = 1 ]; then
   [ -n "$FAKE_CLEAN_CRASH" ] && kill -SEGV $$
   if [ -n "$FAKE_CLEAN_FAIL" ]; then
-    echo '{"status":"fail","stage":"correctness","reason":"wrong when unobserved"}' >&3; exit 0
+    echo "$key "'{"status":"fail","stage":"correctness","reason":"wrong when unobserved"}' >&3; exit 0
   fi
   kt=""
   if [ -n "$ATREX_GATE_KERNEL_TIMES" ]; then
     kt=",\"kernel_times\":{\"calls\":$ATREX_GATE_KERNEL_TIMES,\"kernels\":[{\"name\":\"gemm\",\"launches\":3,\"total_us\":75},{\"name\":\"copy\",\"launches\":3,\"total_us\":25}]}"
   fi
-  echo "{\"status\":\"pass\",\"stage\":\"done\",\"performance\":{\"median_us\":$FAKE_CLEAN_US,\"p10_us\":1,\"p90_us\":2,\"reps\":7,\"mode\":\"eager\"},\"attribution\":{\"available\":false}$kt}" >&3
+  echo "$key {\"status\":\"pass\",\"stage\":\"done\",\"performance\":{\"median_us\":$FAKE_CLEAN_US,\"p10_us\":1,\"p90_us\":2,\"reps\":7,\"mode\":\"eager\"},\"attribution\":{\"available\":false}$kt}" >&3
 else
   att="\"available\":true,\"verdict\":\"adopted\""
   if [ -n "$FAKE_MIXED" ]; then
     att="\"available\":true,\"verdict\":\"fallback\",\"timed_own_launches\":3,\"timed_foreign_launches\":3,\"own_time_share\":null,\"kernels\":[{\"name\":\"copy\",\"own\":true},{\"name\":\"gemm\",\"own\":false}]"
   fi
-  echo "{\"status\":\"pass\",\"stage\":\"done\",\"performance\":{\"median_us\":100,\"p10_us\":99,\"p90_us\":101,\"reps\":10,\"mode\":\"eager\",\"side_stream_reps\":${FAKE_SIDE:-0},\"launch_gap_hidden\":true},\"attribution\":{$att}}" >&3
+  echo "$key {\"status\":\"pass\",\"stage\":\"done\",\"performance\":{\"median_us\":100,\"p10_us\":99,\"p90_us\":101,\"reps\":10,\"mode\":\"eager\",\"side_stream_reps\":${FAKE_SIDE:-0},\"launch_gap_hidden\":true},\"attribution\":{$att}}" >&3
+  # The candidate shares fd 3: a line of its own, without the key.
+  [ -n "$FAKE_FORGE" ] && echo '{"status":"pass","stage":"done","performance":{"median_us":1}}' >&3
 fi
 )";
   fs::permissions(d + "/worker.sh", fs::perms::owner_all);
@@ -307,6 +334,15 @@ fi
             "clean_timing is off: kernel durations not measured");
   plan("");
 
+  // Lines on the report channel without this run's key (the candidate writing
+  // to fd 3, which it shares with the worker) fail the unit, whatever the
+  // gate's own lines said.
+  r = gate("FAKE_FORGE=1 FAKE_CLEAN_US=96", runs, "fail");
+  EXPECT_EQ(runs, 1);
+  EXPECT_EQ(r.getString("reason", ""),
+            "done: the submission wrote 1 line(s) to the gate's report channel (file descriptor 3): "
+            "report forgery") << r.dump();
+
   // Side streams: no clean run (without attribution the gate cannot see them).
   r = gate("FAKE_SIDE=3 FAKE_CLEAN_US=50", runs);
   EXPECT_EQ(runs, 1);
@@ -328,8 +364,8 @@ fi
 // outrunning problem_s (`error`, with advice), found by the sets run.
 TEST(AtrexGate, WatchdogBlamesWhoeverWasWorking) {
   std::string d = tmp("gate-phase");
-  std::ofstream(d + "/worker.sh") << "#!/bin/sh\nprintf %s \"$FAKE_PHASE\" > \"$2.phase\"\n"
-                                     "echo '{\"stage\":\"correctness\"}' >&3\nexec sleep 30\n";
+  std::ofstream(d + "/worker.sh") << "#!/bin/sh\nread seed key\nprintf %s \"$FAKE_PHASE\" > \"$2.phase\"\n"
+                                     "echo \"$key \"'{\"stage\":\"correctness\"}' >&3\nexec sleep 30\n";
   fs::permissions(d + "/worker.sh", fs::perms::owner_all);
   std::ofstream(d + "/cuobjdump.sh") << "#!/bin/sh\necho fake-elf > sub.1.sm_90.cubin\n";
   fs::permissions(d + "/cuobjdump.sh", fs::perms::owner_all);
