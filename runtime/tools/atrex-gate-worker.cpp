@@ -49,9 +49,14 @@ FILE *gReportOut = nullptr;
 // outrunning problem_s (then the unit is the gate's `error`, not a `fail`).
 int gPhaseFd = -1;
 char gPhase = 'g';
+// The phase file holds "<report key> <phase>" (just the phase without a key):
+// a candidate that overwrites it cannot make its own hang read as the gate's.
+std::string gPhaseText = "g";
 void markPhase(char phase) {
   gPhase = phase;
-  if (gPhaseFd >= 0 && pwrite(gPhaseFd, &phase, 1, 0) != 1) {
+  gPhaseText.back() = phase;
+  if (gPhaseFd >= 0 &&
+      pwrite(gPhaseFd, gPhaseText.data(), gPhaseText.size(), 0) != static_cast<ssize_t>(gPhaseText.size())) {
   }
 }
 
@@ -492,6 +497,10 @@ int workerMain(int argc, char **argv) {
   std::string key;
   if (std::cin >> key)
     gReportKey = key; // absent when run by hand (echo SEED | atrex-gate-worker ...)
+  if (!gReportKey.empty()) {
+    gPhaseText = gReportKey + " g";
+    markPhase('g');
+  }
   // Attribution first: before the first CUDA call of the process.
   std::string attrError;
   bool attributed = false;

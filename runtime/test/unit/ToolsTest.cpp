@@ -364,7 +364,11 @@ fi
 // outrunning problem_s (`error`, with advice), found by the sets run.
 TEST(AtrexGate, WatchdogBlamesWhoeverWasWorking) {
   std::string d = tmp("gate-phase");
-  std::ofstream(d + "/worker.sh") << "#!/bin/sh\nread seed key\nprintf %s \"$FAKE_PHASE\" > \"$2.phase\"\n"
+  // The worker writes "<key> <phase>"; "forged" writes a bare 'g', as a
+  // candidate that does not know the key would.
+  std::ofstream(d + "/worker.sh") << "#!/bin/sh\nread seed key\n"
+                                     "if [ \"$FAKE_PHASE\" = forged ]; then printf g > \"$2.phase\"; "
+                                     "else printf '%s %s' \"$key\" \"$FAKE_PHASE\" > \"$2.phase\"; fi\n"
                                      "echo \"$key \"'{\"stage\":\"correctness\"}' >&3\nexec sleep 30\n";
   fs::permissions(d + "/worker.sh", fs::perms::owner_all);
   std::ofstream(d + "/cuobjdump.sh") << "#!/bin/sh\necho fake-elf > sub.1.sm_90.cubin\n";
@@ -390,12 +394,14 @@ TEST(AtrexGate, WatchdogBlamesWhoeverWasWorking) {
             "correctness: hang: still running after 1 s; the watchdog killed its process group in the "
             "gate's own work (reference and checks), not the submission's: raise settings.problem_s")
       << r.dump();
-  std::tie(st, r) = gate("c");
-  EXPECT_EQ(st, 0);
-  EXPECT_EQ(r.getString("status", ""), "fail") << r.dump();
-  EXPECT_EQ(r.getString("reason", ""), "correctness: hang: still running after 1 s; the watchdog killed "
-                                       "its process group")
-      << r.dump();
+  for (const char *phase : {"c", "forged"}) {
+    std::tie(st, r) = gate(phase);
+    EXPECT_EQ(st, 0) << phase;
+    EXPECT_EQ(r.getString("status", ""), "fail") << r.dump();
+    EXPECT_EQ(r.getString("reason", ""), "correctness: hang: still running after 1 s; the watchdog killed "
+                                         "its process group")
+        << r.dump();
+  }
 }
 
 TEST(AtrexGate, HelpAndUnknownOptions) {
