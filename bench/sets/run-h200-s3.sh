@@ -28,6 +28,8 @@
 # validate  atrex-ref --validate on all 327 problems of the sealed bundle, on the GPU
 #           (VALIDATE_IDS="p0325 p0326" validates only those)
 # examples  examples/gate/plan.json
+# memcheck  examples/gate/plan-memcheck.json (settings.memcheck: the honest kernel and the
+#           out-of-bounds read; not yet run as of the fourth session of 2026-11-29)
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
 log="$OUT/log.txt"; B=build/runtime; W=build/s3; mkdir -p $W
@@ -183,6 +185,11 @@ PY
     echo "== examples $(date -u +%T)"
     t0=$SECONDS
     run 200 $G --plan examples/gate/plan.json --out "$OUT/gate-examples.jsonl"; echo "examples: rc $?, $((SECONDS - t0)) s"
+  fi
+  if has memcheck; then
+    echo "== memcheck $(date -u +%T)"
+    t0=$SECONDS
+    run 400 $G --plan examples/gate/plan-memcheck.json --out "$OUT/gate-memcheck.jsonl"; echo "memcheck: rc $?, $((SECONDS - t0)) s"
   fi
   echo "== done $(date -u +%FT%TZ)"
 } >>"$log" 2>&1

@@ -87,6 +87,13 @@ int runCheck(const std::string &worker) {
       cuobjdump + (fs::exists(cuobjdump) ? " (extracts the submissions' cubins)"
                                          : ": not found (set ATREX_CUOBJDUMP)"));
   add("libtorch", fs::exists(ATREX_RT_TORCH_DIR), ATREX_RT_TORCH_VERSION " at " ATREX_RT_TORCH_DIR);
+  std::string sanitizerTool = std::string(ATREX_RT_CUDA_BIN_DIR) + "/compute-sanitizer";
+  if (const char *env = std::getenv("ATREX_COMPUTE_SANITIZER"); env && *env)
+    sanitizerTool = env;
+  add("memcheck", fs::exists(sanitizerTool),
+      sanitizerTool + (fs::exists(sanitizerTool) ? " (settings.memcheck)"
+                                                 : ": not found (settings.memcheck inconclusive)"),
+      false);
   PlanSettings defaults;
   std::string hipError;
   std::string hip = resolveHipInclude(defaults, hipError);
@@ -410,14 +417,20 @@ int main(int argc, char **argv) {
       lim.addressSpaceBytes = plan.settings.addressSpaceBytes;
       lim.privateNetwork = plan.settings.privateNetwork;
       // The worker's last complete JSON line is its state.
-      auto runWorker = [&](const std::map<std::string, std::string> &env) {
+      auto runWorker = [&](const std::map<std::string, std::string> &env,
+                           const std::vector<std::string> &wrapper = {}, double wallSeconds = 0) {
         std::error_code ec;
         fs::remove(jobPath + ".phase", ec);
         WorkerRun run;
         // The seed and this run's report key go on stdin (never argv or the environment).
         std::string key = reportKey();
-        run.child = runSupervised({worker, "--job", jobPath}, lim,
-                                  std::to_string(unitSeed) + " " + key + "\n", jobDir, env,
+        std::vector<std::string> argvW = wrapper;
+        for (const std::string &a : {worker, std::string("--job"), jobPath})
+          argvW.push_back(a);
+        Limits l = lim;
+        if (wallSeconds > 0)
+          l.wallSeconds = wallSeconds;
+        run.child = runSupervised(argvW, l, std::to_string(unitSeed) + " " + key + "\n", jobDir, env,
                                   {"ATREX_GATE_SEED"});
         run.haveReport = lastReportLine(run.child.report, run.report, key, &run.forgedLines);
         // The gate's own work is blamed only when the phase file says so with this run's key.
@@ -454,6 +467,31 @@ int main(int argc, char **argv) {
           status = "fail";
           stage = cleanFail.stage;
           reason = "clean timing run (no attribution): " + cleanFail.reason;
+        }
+      }
+      if (status == "pass" && plan.settings.memcheck) {
+        // The correctness trials again, under compute-sanitizer's memcheck (no
+        // Sanitizer subscription of our own: the tool is built on the same API).
+        std::string tool = std::string(ATREX_RT_CUDA_BIN_DIR) + "/compute-sanitizer";
+        if (const char *env = std::getenv("ATREX_COMPUTE_SANITIZER"); env && *env)
+          tool = env;
+        std::string log = (fs::path(jobDir) / ("unit" + std::to_string(u.index) + ".memcheck.log")).string();
+        std::error_code ec;
+        fs::remove(log, ec);
+        // Without torch's caching allocator every tensor is its own cudaMalloc, so
+        // memcheck sees each tensor's bounds (not those of a 2 MiB segment).
+        WorkerRun mrun = runWorker({{"ATREX_GATE_NO_ATTRIBUTION", "1"},
+                                    {"ATREX_GATE_CORRECTNESS_ONLY", "1"},
+                                    {"PYTORCH_NO_CUDA_MEMORY_CACHING", "1"}},
+                                   {tool, "--tool", "memcheck", "--log-file", log, "--print-limit", "20"},
+                                   plan.settings.memcheckSeconds);
+        std::ifstream in(log, std::ios::binary);
+        std::string text((std::istreambuf_iterator<char>(in)), {});
+        Outcome m = applyMemcheck(r, mrun, text);
+        if (m.status == "fail") {
+          status = "fail";
+          stage = m.stage;
+          reason = m.reason;
         }
       }
       if (status == "pass" && prob.floorSeconds > 0) {

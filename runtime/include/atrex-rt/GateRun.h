@@ -87,6 +87,16 @@ bool mixedOwnForeign(const Json &attribution);
 /// `kernel_times` (each kernel with `own`: true, false or null).
 void applyKernelTimes(Json &attribution, const Json *kernelTimes);
 
+/// What a compute-sanitizer memcheck log says: `{summary_found, errors,
+/// first?: the first error with its location}`.
+Json parseMemcheckLog(const std::string &log);
+
+/// The memcheck run (settings.memcheck, docs/gate.md "Memcheck"): records
+/// `memcheck` in the result; returns a failing Outcome when memcheck found
+/// errors in a run that otherwise passed, else an empty one (an inconclusive
+/// run — crash, limit, no summary — is recorded, not held against the unit).
+Outcome applyMemcheck(Json &result, const WorkerRun &run, const std::string &log);
+
 } // namespace atrex::rt
 
 #endif // ATREX_RT_GATERUN_H

@@ -63,6 +63,10 @@ struct PlanSettings {
   // Cap (MiB) on the GPU memory torch's caching allocator may hold for a
   // worker (gate and candidate tensors together); 0: no cap.
   int64_t gpuMb = 0;
+  // A third worker run of the correctness trials under compute-sanitizer's
+  // memcheck (out-of-bounds and misaligned accesses that happen to pass).
+  bool memcheck = false;
+  double memcheckSeconds = 900;
   std::string seedSource = "random"; // "random" or "fixed"
   uint64_t seed = 0;                 // with "fixed"
   std::string gpu;                   // expected GPU name substring (optional)

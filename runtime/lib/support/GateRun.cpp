@@ -2,6 +2,7 @@
 #include "atrex-rt/GateRun.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <random>
 #include <vector>
@@ -270,6 +271,68 @@ Outcome applyCleanTiming(Json &r, const PlanSettings &settings,
       perf->set(k, *v);
   perf->set("clean_run", clean);
   return {};
+}
+
+Json parseMemcheckLog(const std::string &log) {
+  Json m = Json::object();
+  bool summary = false;
+  int64_t errors = 0;
+  std::string first;
+  const std::string tag = "========= ";
+  size_t pos = 0;
+  while (pos < log.size()) {
+    size_t nl = log.find('\n', pos);
+    std::string line = log.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    pos = nl == std::string::npos ? log.size() : nl + 1;
+    if (line.compare(0, tag.size(), tag) != 0)
+      continue;
+    std::string body = line.substr(tag.size());
+    if (body.compare(0, 15, "ERROR SUMMARY: ") == 0) {
+      summary = true;
+      errors = std::strtoll(body.c_str() + 15, nullptr, 10);
+      continue;
+    }
+    if (body.empty() || body == "COMPUTE-SANITIZER")
+      continue;
+    if (first.empty() && body[0] != ' ') {
+      first = body; // "Invalid __global__ read of size 4 bytes", "Program hit ..."
+    } else if (!first.empty() && first.find(" | ") == std::string::npos && body.rfind("    at ", 0) == 0) {
+      size_t b = body.find_first_not_of(' ');
+      first += " | " + body.substr(b);
+    }
+  }
+  m.set("summary_found", summary);
+  m.set("errors", errors);
+  if (!first.empty())
+    m.set("first", first.substr(0, 400));
+  return m;
+}
+
+Outcome applyMemcheck(Json &r, const WorkerRun &run, const std::string &log) {
+  Json m = parseMemcheckLog(log);
+  m.set("child", run.child.toJson());
+  Outcome out = outcomeOf(run);
+  Outcome verdict;
+  if (!m.getBool("summary_found", false)) {
+    m.set("conclusive", false);
+    m.set("why", ("no memcheck summary: the run ended " + out.status + " at " + out.stage + ": " +
+                  out.reason).substr(0, 600));
+  } else if (m.getInt("errors", 0) > 0) {
+    m.set("conclusive", true);
+    verdict.status = "fail";
+    verdict.stage = "correctness";
+    verdict.reason = "memcheck: " + std::to_string(m.getInt("errors", 0)) + " memory error(s) in the correctness trials: " +
+                     m.getString("first", "?");
+  } else if (out.status != "pass") {
+    // Clean log, but the trials did not pass under memcheck: not the memory checker's finding.
+    m.set("conclusive", false);
+    m.set("why", ("the correctness trials ended " + out.status + " at " + out.stage + ": " + out.reason)
+                     .substr(0, 600));
+  } else {
+    m.set("conclusive", true);
+  }
+  r.set("memcheck", m);
+  return verdict;
 }
 
 void appendResultLine(const std::string &path, const std::string &line) {

@@ -42,7 +42,7 @@ Plan parsePlan(const Json &j, const std::string &path) {
                 {"arch", "compile_s", "problem_s", "rss_mb", "file_mb", "address_space_mb",
                  "private_network", "trials", "warmup_ms", "min_reps", "max_reps",
                  "max_timed_s", "target_rel_err", "graph_below_us", "recheck", "seed", "gpu", "rotate_inputs",
-                 "gap_sleep_cycles", "clean_timing", "clean_timing_tolerance", "own_share_calls", "gpu_mb",
+                 "gap_sleep_cycles", "clean_timing", "clean_timing_tolerance", "own_share_calls", "gpu_mb", "memcheck", "memcheck_s",
                  "cache_dir", "hip_include"},
                 path, "settings");
       s.arch = js->getString("arch", s.arch);
@@ -78,6 +78,10 @@ Plan parsePlan(const Json &j, const std::string &path) {
       s.gpuMb = js->getInt("gpu_mb", s.gpuMb);
       if (s.gpuMb < 0 || s.gpuMb > (1LL << 30))
         planError(path, "settings.gpu_mb", "expected 0 (no cap) or a size in MiB");
+      s.memcheck = js->getBool("memcheck", s.memcheck);
+      s.memcheckSeconds = js->getDouble("memcheck_s", s.memcheckSeconds);
+      if (!(s.memcheckSeconds > 0))
+        planError(path, "settings.memcheck_s", "expected a positive number of seconds");
       s.gpu = js->getString("gpu", "");
       s.cacheDir = js->getString("cache_dir", "");
       // HIP include directory (relative to the plan's directory); default: env/build.

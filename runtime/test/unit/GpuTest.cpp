@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <vector>
 
 using namespace atrex::rt;
 
@@ -137,6 +138,34 @@ TEST(GpuGate, GpuMbCapsTheAllocator) {
   EXPECT_EQ(r.getString("status", ""), "pass") << r.dump();
   ASSERT_NE(r.get("gpu_memory"), nullptr) << r.dump();
   EXPECT_GE(r.get("gpu_memory")->getDouble("peak_allocated_mib", 0), 8192.0) << r.dump();
+}
+
+// settings.memcheck on examples/gate/plan-memcheck.json: the honest kernel
+// passes memcheck, the one whose extra thread reads past the end of x (its
+// output is right) fails with the invalid read named.
+TEST(GpuGate, MemcheckFindsTheOutOfBoundsRead) {
+  REQUIRE_GPU();
+  namespace fs = std::filesystem;
+  std::string dir = ::testing::TempDir() + "/atrex-gpu-memcheck";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string cmd = std::string(ATREX_BIN_DIR "/atrex-gate --quiet --plan " ATREX_SOURCE_DIR
+                                              "/../examples/gate/plan-memcheck.json --out ") +
+                    dir + "/r.jsonl --cache " + dir + "/cache";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::ifstream in(dir + "/r.jsonl");
+  std::vector<Json> rs;
+  for (std::string l; std::getline(in, l);)
+    rs.push_back(Json::parse(l));
+  ASSERT_EQ(rs.size(), 2u);
+  EXPECT_EQ(rs[0].getString("status", ""), "pass") << rs[0].dump();
+  ASSERT_NE(rs[0].get("memcheck"), nullptr) << rs[0].dump();
+  EXPECT_EQ(rs[0].get("memcheck")->getInt("errors", -1), 0) << rs[0].dump();
+  EXPECT_EQ(rs[1].getString("status", ""), "fail") << rs[1].dump();
+  EXPECT_NE(rs[1].getString("reason", "").find("memcheck: "), std::string::npos) << rs[1].dump();
+  EXPECT_NE(rs[1].getString("reason", "").find("silu_and_mul_oob_kernel"), std::string::npos)
+      << rs[1].dump();
+  EXPECT_TRUE(rs[1].getBool("expected_verdict_met", false)) << rs[1].dump();
 }
 
 // Regression: atrex-ref linked only torch_cpu, so --device cuda reported "no

@@ -328,6 +328,9 @@ TEST(Plan, ErrorsNameFileAndEntry) {
   EXPECT_NE(err(R"({"settings":{"gpu_mb":-1},"submissions":[]})")
                 .find("settings.gpu_mb: expected 0 (no cap) or a size in MiB"),
             std::string::npos);
+  EXPECT_NE(err(R"({"settings":{"memcheck_s":0},"submissions":[]})")
+                .find("settings.memcheck_s: expected a positive number of seconds"),
+            std::string::npos);
   EXPECT_NE(err(R"({"setings":{}})").find("unknown key 'setings'"), std::string::npos);
   EXPECT_NE(err(R"({"submissions":[]})").find("non-empty"), std::string::npos);
   EXPECT_NE(err(R"({"schema":"x","submissions":[]})").find("expected 'atrex-gate-plan/1'"),
@@ -666,6 +669,52 @@ TEST(GateRun, OwnTimeShareFromKernelTimes) {
   EXPECT_TRUE(asked.empty());
   EXPECT_NE(r.get("attribution")->getString("own_time_share_why", "").find("side streams"),
             std::string::npos);
+}
+
+// compute-sanitizer memcheck logs (format of CUDA 13's compute-sanitizer).
+TEST(GateRun, MemcheckLogAndDecision) {
+  const std::string bad = "========= COMPUTE-SANITIZER\n"
+                          "========= Invalid __global__ read of size 2 bytes\n"
+                          "=========     at silu_and_mul_kernel(__nv_bfloat16 *, const __nv_bfloat16 *, long, int)+0x1c0\n"
+                          "=========     by thread (255,0,0) in block (3583,0,0)\n"
+                          "=========     Address 0x7f0e5a000000 is out of bounds\n"
+                          "=========     Saved host backtrace up to driver entry point at kernel launch time\n"
+                          "=========         Host Frame: [0x2774ec] in libcuda.so.1\n"
+                          "=========\n"
+                          "========= Invalid __global__ read of size 2 bytes\n"
+                          "=========     at silu_and_mul_kernel(__nv_bfloat16 *, const __nv_bfloat16 *, long, int)+0x1c0\n"
+                          "=========\n"
+                          "========= ERROR SUMMARY: 2 errors\n";
+  Json m = parseMemcheckLog(bad);
+  EXPECT_TRUE(m.getBool("summary_found", false));
+  EXPECT_EQ(m.getInt("errors", 0), 2);
+  EXPECT_EQ(m.getString("first", ""),
+            "Invalid __global__ read of size 2 bytes | at silu_and_mul_kernel(__nv_bfloat16 *, const "
+            "__nv_bfloat16 *, long, int)+0x1c0");
+  Json clean = parseMemcheckLog("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n");
+  EXPECT_TRUE(clean.getBool("summary_found", false));
+  EXPECT_EQ(clean.getInt("errors", -1), 0);
+  EXPECT_EQ(clean.get("first"), nullptr);
+  EXPECT_FALSE(parseMemcheckLog("").getBool("summary_found", true));
+
+  WorkerRun ok = exited(0, "{\"status\":\"pass\",\"stage\":\"correctness\"}\n");
+  Json r = passed(10);
+  Outcome o = applyMemcheck(r, ok, bad);
+  EXPECT_EQ(o.status, "fail");
+  EXPECT_EQ(o.stage, "correctness");
+  EXPECT_NE(o.reason.find("memcheck: 2 memory error(s) in the correctness trials: Invalid __global__ read"),
+            std::string::npos) << o.reason;
+  EXPECT_TRUE(r.get("memcheck")->getBool("conclusive", false));
+  r = passed(10);
+  EXPECT_EQ(applyMemcheck(r, ok, "========= ERROR SUMMARY: 0 errors\n").status, "");
+  EXPECT_TRUE(r.get("memcheck")->getBool("conclusive", false));
+  // No summary (the run was killed, the tool missing): recorded, not held against the unit.
+  WorkerRun killed;
+  killed.child.end = ChildResult::End::TimedOut;
+  r = passed(10);
+  EXPECT_EQ(applyMemcheck(r, killed, "").status, "");
+  EXPECT_FALSE(r.get("memcheck")->getBool("conclusive", true));
+  EXPECT_NE(r.get("memcheck")->getString("why", "").find("no memcheck summary"), std::string::npos);
 }
 
 TEST(GateRun, CompletedUnitsAndAppend) {

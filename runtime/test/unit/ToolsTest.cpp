@@ -359,6 +359,64 @@ fi
   EXPECT_EQ(r.get("performance")->getDouble("median_us", 0), 100);
 }
 
+// settings.memcheck: the correctness trials once more under compute-sanitizer's
+// memcheck (a scripted tool and worker here; ATREX_COMPUTE_SANITIZER names it).
+TEST(AtrexGate, MemcheckRunFailsUnitsWithMemoryErrors) {
+  std::string d = tmp("gate-memcheck");
+  std::ofstream(d + "/worker.sh") << R"SH(#!/bin/sh
+read seed key
+echo "run ${ATREX_GATE_NO_ATTRIBUTION:-0} ${ATREX_GATE_CLEAN_RUN:-0} ${ATREX_GATE_CORRECTNESS_ONLY:-0}" >> "$FAKE_LOG"
+if [ -n "$ATREX_GATE_CORRECTNESS_ONLY" ]; then
+  echo "$key "'{"status":"pass","stage":"correctness"}' >&3; exit 0
+fi
+echo "$key "'{"status":"pass","stage":"done","performance":{"median_us":100,"p10_us":99,"p90_us":101,"reps":10,"mode":"eager","side_stream_reps":0,"launch_gap_hidden":true},"attribution":{"available":true,"verdict":"adopted"}}' >&3
+)SH";
+  std::ofstream(d + "/sanitizer.sh") << R"SH(#!/bin/sh
+[ "$1 $2 $3" = "--tool memcheck --log-file" ] || exit 9
+log=$4; shift 6
+if [ -n "$FAKE_MEMCHECK_ERR" ]; then
+  printf '========= COMPUTE-SANITIZER\n========= Invalid __global__ read of size 4 bytes\n=========     at k(float *)+0x10\n========= ERROR SUMMARY: 1 error\n' > "$log"
+elif [ -z "$FAKE_MEMCHECK_NOLOG" ]; then
+  printf '========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n' > "$log"
+fi
+exec "$@"
+)SH";
+  std::ofstream(d + "/cuobjdump.sh") << "#!/bin/sh\necho fake-elf > sub.1.sm_90.cubin\n";
+  for (const char *f : {"/worker.sh", "/sanitizer.sh", "/cuobjdump.sh"})
+    fs::permissions(d + f, fs::perms::owner_all);
+  std::ofstream(d + "/plan.json") << R"({"settings":{"memcheck":true,"clean_timing":false},"submissions":[{"source":")" +
+                                         std::string(ATREX_RT_SOURCE_DIR) +
+                                         R"(/../examples/gate/silu_and_mul_naive.cu","operator":"silu_and_mul",
+      "problems":[{"shape":{"T":2,"D":8}}]}]})";
+  auto gate = [&](const std::string &env) {
+    fs::remove(d + "/r.jsonl");
+    fs::remove(d + "/log");
+    Out o = sh(env + " FAKE_LOG=" + d + "/log ATREX_COMPUTE_SANITIZER=" + d + "/sanitizer.sh ATREX_CUOBJDUMP=" +
+               d + "/cuobjdump.sh " + kGate + " --quiet --plan " + d + "/plan.json --out " + d +
+               "/r.jsonl --cache " + sharedCache() + " --worker " + d + "/worker.sh");
+    EXPECT_EQ(o.status, 0) << o.text;
+    std::ifstream log(d + "/log");
+    std::string all((std::istreambuf_iterator<char>(log)), {});
+    EXPECT_EQ(all, "run 0 0 0\nrun 1 0 1\n");
+    std::ifstream in(d + "/r.jsonl");
+    std::string line;
+    std::getline(in, line);
+    return Json::parse(line);
+  };
+  Json r = gate("");
+  EXPECT_EQ(r.getString("status", ""), "pass") << r.dump();
+  EXPECT_EQ(r.get("memcheck")->getInt("errors", -1), 0) << r.dump();
+  EXPECT_TRUE(r.get("memcheck")->getBool("conclusive", false));
+  r = gate("FAKE_MEMCHECK_ERR=1");
+  EXPECT_EQ(r.getString("status", ""), "fail") << r.dump();
+  EXPECT_EQ(r.getString("reason", ""), "memcheck: 1 memory error(s) in the correctness trials: Invalid "
+                                       "__global__ read of size 4 bytes | at k(float *)+0x10")
+      << r.dump();
+  r = gate("FAKE_MEMCHECK_NOLOG=1");
+  EXPECT_EQ(r.getString("status", ""), "pass") << r.dump();
+  EXPECT_FALSE(r.get("memcheck")->getBool("conclusive", true)) << r.dump();
+}
+
 // When the watchdog ends a unit, the worker's phase byte (<job>.phase) tells
 // a hang of the candidate (`fail`) from the gate's own reference and checks
 // outrunning problem_s (`error`, with advice), found by the sets run.
