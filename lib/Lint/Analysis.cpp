@@ -143,7 +143,7 @@ SubmissionResult atrex::lint::analyze(const Model &M, const Policy &P,
        {"atrex-delegation-torch", "atrex-delegation-vendor",
         "atrex-evasion-dynamic-load", "atrex-evasion-module-load",
         "atrex-evasion-runtime-compile", "atrex-evasion-process",
-        "atrex-evasion-file-env"})
+        "atrex-evasion-file-env", "atrex-evasion-harness-io"})
     Checks.push_back(createRuleCheck(C));
   Checks.push_back(createUnlaunchedKernelCheck());
   Checks.push_back(createDeadLaunchCheck());

@@ -119,6 +119,8 @@ static const CheckDescription Checks[] = {
                                       "hipRTC, nvJitLink)"},
     {"atrex-evasion-process", "a process or thread is started"},
     {"atrex-evasion-file-env", "files or environment variables are accessed"},
+    {"atrex-evasion-harness-io", "the entry writes to raw file descriptors or "
+                                 "ends the process (the harness's channels)"},
     {"atrex-evasion-runtime-override", "a CUDA/HIP runtime or timing symbol is "
                                        "redefined"},
     {"atrex-evasion-static-state", "state survives between calls of the entry "
@@ -219,7 +221,7 @@ static Expected<Policy> fromDoc(PolicyDoc &Doc, const Policy *Base) {
       "atrex-delegation-torch",        "atrex-delegation-vendor",
       "atrex-evasion-dynamic-load",    "atrex-evasion-module-load",
       "atrex-evasion-runtime-compile", "atrex-evasion-process",
-      "atrex-evasion-file-env"};
+      "atrex-evasion-file-env",        "atrex-evasion-harness-io"};
   for (const SymbolRule &R : P.Rules) {
     if (R.Check.empty())
       continue;

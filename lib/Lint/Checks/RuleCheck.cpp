@@ -73,6 +73,8 @@ private:
       M += " starts a process or thread outside the harness's control";
     } else if (Name == "atrex-evasion-file-env") {
       M += " accesses files or the environment";
+    } else if (Name == "atrex-evasion-harness-io") {
+      M += " writes to a raw file descriptor or ends the process, past the harness";
     } else {
       M += " matches policy rule '" + R.Id + "'";
     }

@@ -152,6 +152,11 @@ static std::vector<SymbolRule> pythonRules() {
                      "pickle::*", "numpy::load", "numpy::save", "torch::load",
                      "torch::save", "json::load", "json::dump", "glob::*",
                      "tempfile::*"}));
+  Rs.push_back(rule("python-harness-io", Evasion, "atrex-evasion-harness-io",
+                    "raw descriptor output or process exit",
+                    {"os::write", "os::pwrite", "os::writev", "os::dup",
+                     "os::dup2", "os::fdopen", "os::_exit", "os::abort",
+                     "os::kill", "sys::exit", "exit", "quit", "signal::raise_signal"}));
   Rs.push_back(rule("python-vendor", Delegate, "atrex-delegation-vendor",
                     "vendor library (Python)",
                     {"flash_attn::*", "xformers::*", "apex::*",
