@@ -384,7 +384,7 @@ int main(int argc, char **argv) {
       jp.set("extra", prob.extra);
     r.set("problem", jp);
     r.set("started_at", isoNow());
-    uint64_t unitSeed = (runSeed * 0x9e3779b97f4a7c15ULL + u.index) & 0x7fffffffffffffffULL;
+    uint64_t unitSeed = unitSeedOf(runSeed, u.index);
     r.set("seed", static_cast<int64_t>(unitSeed));
 
     std::string status = "error", stage = "compile", reason, verdict = "unknown";

@@ -54,6 +54,14 @@ bool lastReportLine(const std::string &bytes, Json &report, const std::string &k
 /// A fresh secret for one worker run's report lines (32 hex digits).
 std::string reportKey();
 
+/// SipHash-2-4 of `size` bytes under the 128-bit key (k0, k1).
+uint64_t sipHash24(uint64_t k0, uint64_t k1, const void *data, size_t size);
+
+/// The seed of unit `index` of a run: SipHash-2-4 keyed by the run's seed, so
+/// that the seeds of units already in the results file (which a candidate can
+/// read) tell nothing about the seeds of the others. 63 bits.
+uint64_t unitSeedOf(uint64_t runSeed, int64_t index);
+
 struct Outcome {
   std::string status, stage, reason; // status "" when nothing is decided
 };

@@ -76,6 +76,57 @@ bool lastReportLine(const std::string &bytes, Json &report, const std::string &k
   return have;
 }
 
+uint64_t sipHash24(uint64_t k0, uint64_t k1, const void *data, size_t size) {
+  auto rotl = [](uint64_t x, int b) { return (x << b) | (x >> (64 - b)); };
+  uint64_t v0 = 0x736f6d6570736575ULL ^ k0, v1 = 0x646f72616e646f6dULL ^ k1;
+  uint64_t v2 = 0x6c7967656e657261ULL ^ k0, v3 = 0x7465646279746573ULL ^ k1;
+  auto round = [&] {
+    v0 += v1;
+    v1 = rotl(v1, 13);
+    v1 ^= v0;
+    v0 = rotl(v0, 32);
+    v2 += v3;
+    v3 = rotl(v3, 16);
+    v3 ^= v2;
+    v0 += v3;
+    v3 = rotl(v3, 21);
+    v3 ^= v0;
+    v2 += v1;
+    v1 = rotl(v1, 17);
+    v1 ^= v2;
+    v2 = rotl(v2, 32);
+  };
+  const unsigned char *p = static_cast<const unsigned char *>(data);
+  size_t full = size / 8 * 8;
+  for (size_t i = 0; i < full; i += 8) {
+    uint64_t m = 0;
+    for (int b = 7; b >= 0; --b)
+      m = (m << 8) | p[i + b];
+    v3 ^= m;
+    round();
+    round();
+    v0 ^= m;
+  }
+  uint64_t last = static_cast<uint64_t>(size & 0xff) << 56;
+  for (size_t i = full; i < size; ++i)
+    last |= static_cast<uint64_t>(p[i]) << (8 * (i - full));
+  v3 ^= last;
+  round();
+  round();
+  v0 ^= last;
+  v2 ^= 0xff;
+  for (int i = 0; i < 4; ++i)
+    round();
+  return v0 ^ v1 ^ v2 ^ v3;
+}
+
+uint64_t unitSeedOf(uint64_t runSeed, int64_t index) {
+  unsigned char msg[8];
+  for (int b = 0; b < 8; ++b)
+    msg[b] = static_cast<unsigned char>(static_cast<uint64_t>(index) >> (8 * b));
+  return sipHash24(runSeed, runSeed ^ 0x9e3779b97f4a7c15ULL, msg, sizeof(msg)) & 0x7fffffffffffffffULL;
+}
+
 std::string reportKey() {
   std::random_device rd;
   std::string k;

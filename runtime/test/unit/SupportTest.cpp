@@ -482,6 +482,23 @@ TEST(GateRun, LastReportLineAndOutcomes) {
   EXPECT_FALSE(rep.has("status"));
   EXPECT_EQ(forged, 2);
   EXPECT_EQ(reportKey().size(), 32u);
+  // SipHash-2-4 reference vector (Aumasson and Bernstein, 2012): key 00..0f, message 00..0e.
+  unsigned char key[16], msg[15];
+  for (int i = 0; i < 16; ++i)
+    key[i] = static_cast<unsigned char>(i);
+  for (int i = 0; i < 15; ++i)
+    msg[i] = static_cast<unsigned char>(i);
+  uint64_t k0 = 0, k1 = 0;
+  for (int b = 7; b >= 0; --b) {
+    k0 = (k0 << 8) | key[b];
+    k1 = (k1 << 8) | key[8 + b];
+  }
+  EXPECT_EQ(sipHash24(k0, k1, msg, sizeof(msg)), 0xa129ca6149be45e5ULL);
+  // Unit seeds: deterministic per run seed, 63 bits, and not an affine function of the index.
+  EXPECT_EQ(unitSeedOf(42, 7), unitSeedOf(42, 7));
+  EXPECT_NE(unitSeedOf(42, 7), unitSeedOf(43, 7));
+  EXPECT_EQ(unitSeedOf(42, 7) >> 63, 0u);
+  EXPECT_NE(unitSeedOf(42, 2) - unitSeedOf(42, 1), unitSeedOf(42, 1) - unitSeedOf(42, 0));
   EXPECT_NE(reportKey(), reportKey());
   WorkerRun forgedRun = exited(0, "{\"status\":\"pass\",\"stage\":\"done\"}\n");
   forgedRun.haveReport = true;
