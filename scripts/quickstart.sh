@@ -96,6 +96,10 @@ PY
 else
   echo
   echo "== 5. no CUDA GPU here: the gate's timed runs are skipped (the committed H200 results were scored above)"
+  if [ -x build/runtime/bin/atrex-gate ]; then
+    echo "   what the gate would need here (atrex-gate --check):"
+    build/runtime/bin/atrex-gate --check | sed 's/^/   /' || true
+  fi
 fi
 echo
 echo "done: reports in $OUT (open $OUT/report.html)"
