@@ -416,6 +416,7 @@ int main(int argc, char **argv) {
       lim.fileSizeBytes = plan.settings.fileSizeBytes;
       lim.addressSpaceBytes = plan.settings.addressSpaceBytes;
       lim.privateNetwork = plan.settings.privateNetwork;
+      lim.killOrphans = true; // units run one at a time: no other child is running now
       // The worker's last complete JSON line is its state.
       auto runWorker = [&](const std::map<std::string, std::string> &env,
                            const std::vector<std::string> &wrapper = {}, double wallSeconds = 0) {

@@ -26,6 +26,10 @@ struct Limits {
   int64_t rssBytes = 0;        // resident-set watchdog, polled (0: none)
   int64_t openFiles = 0;       // RLIMIT_NOFILE (0: inherit)
   bool privateNetwork = false; // unshare(CLONE_NEWNET) before exec, where allowed
+  // Make this process a child subreaper and, once the child has ended, kill
+  // and reap every process left that escaped its process group (setsid,
+  // setpgid, double fork). Only while no other child of this process runs.
+  bool killOrphans = false;
   size_t outputTailBytes = 16384;
   size_t reportMaxBytes = 64 << 20;
 };
@@ -38,6 +42,7 @@ struct ChildResult {
   double wallSeconds = 0;
   int64_t peakRssBytes = 0;
   bool privateNetwork = false; // whether the network namespace was created
+  int orphansKilled = 0;       // processes left behind outside the group (killOrphans)
   std::string stdoutTail, stderrTail;
   std::string report; // bytes written to fd 3
   bool reportTruncated = false;

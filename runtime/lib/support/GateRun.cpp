@@ -149,6 +149,12 @@ Outcome outcomeOf(const WorkerRun &run) {
     o.status = "fail";
     o.reason = o.stage + ": the submission wrote " + std::to_string(run.forgedLines) +
                " line(s) to the gate's report channel (file descriptor 3): report forgery";
+  } else if (child.orphansKilled > 0) {
+    // Escaping the worker's process group (setsid, double fork) is how work
+    // would outlive the unit; the gate killed them.
+    o.status = "fail";
+    o.reason = o.stage + ": the submission left " + std::to_string(child.orphansKilled) +
+               " process(es) running outside the worker's process group (killed by the gate)";
   } else if (haveReport && rep.has("status") && child.succeeded()) {
     o.status = rep.getString("status", "error");
     o.reason = rep.getString("reason", "");

@@ -4,11 +4,15 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
 #include <poll.h>
 #include <sched.h>
+#include <dirent.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -109,16 +113,69 @@ Json ChildResult::toJson() const {
   j.set("wall_s", wallSeconds);
   j.set("peak_rss_mib", static_cast<double>(peakRssBytes) / (1 << 20));
   j.set("private_network", privateNetwork);
+  if (orphansKilled > 0)
+    j.set("orphans_killed", orphansKilled);
   if (!stderrTail.empty())
     j.set("stderr_tail", stderrTail.size() > 4096 ? stderrTail.substr(stderrTail.size() - 4096)
                                                    : stderrTail);
   return j;
 }
 
+namespace {
+/// The children of this process (after PR_SET_CHILD_SUBREAPER, also the
+/// orphaned descendants of the children it reaped), with their process groups.
+std::vector<std::pair<pid_t, pid_t>> childrenOfSelf() {
+  std::vector<std::pair<pid_t, pid_t>> out;
+  pid_t self = getpid();
+  DIR *d = opendir("/proc");
+  if (!d)
+    return out;
+  while (struct dirent *e = readdir(d)) {
+    char *end = nullptr;
+    long pid = std::strtol(e->d_name, &end, 10);
+    if (*end || pid <= 0)
+      continue;
+    std::ifstream stat(std::string("/proc/") + e->d_name + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), {});
+    size_t rp = text.rfind(')'); // the command may contain spaces and parentheses
+    if (rp == std::string::npos)
+      continue;
+    char state = 0;
+    long ppid = 0, pgrp = 0;
+    if (std::sscanf(text.c_str() + rp + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3 && ppid == self)
+      // A zombie has ended already: reaped, never counted (group -1 below).
+      out.push_back({static_cast<pid_t>(pid), state == 'Z' ? static_cast<pid_t>(-1) : static_cast<pid_t>(pgrp)});
+  }
+  closedir(d);
+  return out;
+}
+
+/// Kills and reaps what is left of the child `group` (its own process group,
+/// already killed) and what escaped it; returns how many had escaped.
+int killOrphans(pid_t group) {
+  int escaped = 0;
+  for (int round = 0; round < 50; ++round) {
+    std::vector<std::pair<pid_t, pid_t>> kids = childrenOfSelf();
+    if (kids.empty())
+      break;
+    for (auto [k, pgrp] : kids) {
+      kill(k, SIGKILL);
+      if (pgrp != group && pgrp != -1)
+        ++escaped;
+      // Their own children are reparented to us when they die: next round.
+      waitpid(k, nullptr, 0);
+    }
+  }
+  return escaped;
+}
+} // namespace
+
 ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &limits,
                           const std::string &stdinData, const std::string &workDir,
                           const std::map<std::string, std::string> &env,
                           const std::vector<std::string> &unsetEnv) {
+  if (limits.killOrphans)
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
   ChildResult res;
   if (argv.empty()) {
     res.spawnError = "empty command";
@@ -303,8 +360,11 @@ ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &li
       if (w == pid) {
         exited = true;
         res.wallSeconds = elapsed();
-        // Grandchildren may keep the pipes open: end the whole group.
+        // Grandchildren may keep the pipes open: end the whole group, and
+        // what escaped it.
         killGroup();
+        if (limits.killOrphans)
+          res.orphansKilled += killOrphans(pid);
       } else {
         int64_t rss = readRssBytes(pid);
         res.peakRssBytes = std::max(res.peakRssBytes, rss);
@@ -356,6 +416,8 @@ ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &li
   }
   if (inFd >= 0)
     close(inFd);
+  if (limits.killOrphans)
+    res.orphansKilled += killOrphans(pid);
   if (res.end == ChildResult::End::SpawnFailed) {
     if (WIFEXITED(status)) {
       res.end = ChildResult::End::Exited;

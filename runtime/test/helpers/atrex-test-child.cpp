@@ -73,6 +73,31 @@ int main(int argc, char **argv) {
         pause();
     return 0;
   }
+  if (mode == "escape") {
+    // A double fork into a session of its own: out of the process group.
+    if (fork() == 0) {
+      setsid();
+      if (fork() == 0) {
+        if (FILE *f = std::fopen(argv[2], "w")) {
+          std::fprintf(f, "%d\n", static_cast<int>(getpid()));
+          std::fclose(f);
+        }
+        for (;;)
+          pause();
+      }
+      _exit(0);
+    }
+    for (int i = 0; i < 200; ++i) { // until the escaped process has written its pid
+      if (FILE *f = std::fopen(argv[2], "r")) {
+        int c = std::fgetc(f);
+        std::fclose(f);
+        if (c != EOF)
+          break;
+      }
+      usleep(10000);
+    }
+    return 0;
+  }
   if (mode == "spam") {
     std::string mb(1 << 20, 'y');
     std::fwrite(mb.data(), 1, mb.size(), stdout);

@@ -1,7 +1,10 @@
 //===- SupervisorTest.cpp - Supervised children: crash, hang, memory ------===//
 #include "atrex-rt/Supervisor.h"
 
+#include <csignal>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -111,6 +114,27 @@ TEST(Supervisor, GrandchildrenDoNotOutliveTheChild) {
   EXPECT_TRUE(r.succeeded()) << r.reason();
   // The grandchild holds the pipes open; the process group is killed at once.
   EXPECT_LT(took, 5.0);
+}
+
+// A process that leaves the child's process group (setsid after a double
+// fork) survives the group kill; with killOrphans it is found (this process
+// is made a child subreaper), killed and counted. Members of the group are not.
+TEST(Supervisor, EscapedProcessesAreKilledAndCounted) {
+  std::string pidFile = ::testing::TempDir() + "/atrex-escaped.pid";
+  std::remove(pidFile.c_str());
+  Limits l = quick(20);
+  l.killOrphans = true;
+  ChildResult r = runSupervised(child({"escape", pidFile}), l);
+  EXPECT_TRUE(r.succeeded()) << r.reason();
+  EXPECT_EQ(r.orphansKilled, 1);
+  EXPECT_EQ(r.toJson().getInt("orphans_killed", 0), 1);
+  std::ifstream in(pidFile);
+  int escaped = 0;
+  ASSERT_TRUE(static_cast<bool>(in >> escaped));
+  EXPECT_NE(kill(escaped, 0), 0) << "the escaped process " << escaped << " is still alive";
+  r = runSupervised(child({"grandchild"}), l);
+  EXPECT_TRUE(r.succeeded()) << r.reason();
+  EXPECT_EQ(r.orphansKilled, 0);
 }
 
 TEST(Supervisor, OutputTailsAreBounded) {

@@ -5,6 +5,7 @@
 #include "atrex-rt/TensorDir.h"
 
 #include <array>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -415,6 +416,40 @@ exec "$@"
   r = gate("FAKE_MEMCHECK_NOLOG=1");
   EXPECT_EQ(r.getString("status", ""), "pass") << r.dump();
   EXPECT_FALSE(r.get("memcheck")->getBool("conclusive", true)) << r.dump();
+}
+
+// A worker (standing in for a candidate inside it) that leaves a process
+// running in a session of its own fails its unit; the process is killed.
+TEST(AtrexGate, ProcessesLeftBehindFailTheUnit) {
+  std::string d = tmp("gate-escape");
+  std::ofstream(d + "/worker.sh") << R"SH(#!/bin/sh
+read seed key
+setsid sh -c 'echo $$ > "$0"; exec sleep 300' "$FAKE_PIDFILE" > /dev/null 2>&1 < /dev/null &
+while [ ! -s "$FAKE_PIDFILE" ]; do sleep 0.05; done
+echo "$key "'{"status":"pass","stage":"done","performance":{"median_us":100,"p10_us":99,"p90_us":101,"reps":10,"mode":"eager","side_stream_reps":0,"launch_gap_hidden":true},"attribution":{"available":true,"verdict":"adopted"}}' >&3
+)SH";
+  std::ofstream(d + "/cuobjdump.sh") << "#!/bin/sh\necho fake-elf > sub.1.sm_90.cubin\n";
+  for (const char *f : {"/worker.sh", "/cuobjdump.sh"})
+    fs::permissions(d + f, fs::perms::owner_all);
+  std::ofstream(d + "/plan.json") << R"({"settings":{"clean_timing":false},"submissions":[{"source":")" +
+                                         std::string(ATREX_RT_SOURCE_DIR) +
+                                         R"(/../examples/gate/silu_and_mul_naive.cu","operator":"silu_and_mul",
+      "problems":[{"shape":{"T":2,"D":8}}]}]})";
+  Out o = sh("FAKE_PIDFILE=" + d + "/pid ATREX_CUOBJDUMP=" + d + "/cuobjdump.sh " + kGate + " --quiet --plan " + d +
+             "/plan.json --out " + d + "/r.jsonl --cache " + sharedCache() + " --worker " + d + "/worker.sh");
+  EXPECT_EQ(o.status, 0) << o.text;
+  std::ifstream in(d + "/r.jsonl");
+  std::string line;
+  std::getline(in, line);
+  Json r = Json::parse(line);
+  EXPECT_EQ(r.getString("status", ""), "fail") << line;
+  EXPECT_EQ(r.getString("reason", ""), "done: the submission left 1 process(es) running outside the "
+                                       "worker's process group (killed by the gate)")
+      << line;
+  std::ifstream pf(d + "/pid");
+  int pid = 0;
+  ASSERT_TRUE(static_cast<bool>(pf >> pid));
+  EXPECT_NE(kill(pid, 0), 0) << "the escaped process " << pid << " is still alive";
 }
 
 // When the watchdog ends a unit, the worker's phase byte (<job>.phase) tells
