@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
+#include <unistd.h>
 __global__ void k(float *x) { x[0] = 0; }
 void entry(float *a) {
   k<<<1, 1>>>(a);
@@ -13,6 +14,9 @@ void entry(float *a) {
   // CHECK: :[[@LINE+1]]:15: error: construction of 'std::thread::thread' starts a process or thread
   std::thread t([a] { (void)a; });
   t.detach();
+  // A session of its own: what outlives the harness's process group.
+  // CHECK: :[[@LINE+1]]:3: error: call to 'setsid' starts a process or thread
+  setsid();
   (void)p;
 }
 // CHECK: verdict: suspicious
