@@ -124,7 +124,7 @@ static std::vector<SymbolRule> pythonRules() {
                     "process or thread",
                     {"threading::*", "_thread::*", "concurrent::futures::*",
                      "multiprocessing::*", "torch::multiprocessing::*",
-                     "subprocess::*", "os::system", "os::popen", "os::fork",
+                     "subprocess::*", "os::system", "os::popen", "os::fork", "os::setsid", "os::setpgid",
                      "os::exec*", "os::spawn*", "os::posix_spawn*",
                      "asyncio::create_subprocess_*", "asyncio::to_thread",
                      "pty::spawn"}));
