@@ -124,8 +124,8 @@ static std::vector<SymbolRule> pythonRules() {
                     "process or thread",
                     {"threading::*", "_thread::*", "concurrent::futures::*",
                      "multiprocessing::*", "torch::multiprocessing::*",
-                     "subprocess::*", "os::system", "os::popen", "os::fork", "os::setsid", "os::setpgid",
-                     "os::exec*", "os::spawn*", "os::posix_spawn*",
+                     "subprocess::*", "os::system", "os::popen", "os::fork",
+                     "os::setsid", "os::setpgid", "os::exec*", "os::spawn*", "os::posix_spawn*",
                      "asyncio::create_subprocess_*", "asyncio::to_thread",
                      "pty::spawn"}));
   Rs.push_back(rule("python-dynamic-load", Evasion,
