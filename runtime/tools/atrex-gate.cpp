@@ -176,6 +176,7 @@ and appends one atrex-gate-result/1 JSON line per unit to RESULTS.jsonl.
                      cache_dir, else <dir of RESULTS>/.atrex-gate-cache)
   --worker PATH      the worker (default: atrex-gate-worker next to this tool)
   --quiet            no progress on stderr
+  --version          the gate's version, commit, CUDA and torch versions
   --check            say whether this machine can run the gate (nvcc,
                      cuobjdump, libtorch, a GPU, the Compute Sanitizer API;
                      optional: CUPTI, NVML, HIP headers) and exit: 0 when it
@@ -229,6 +230,10 @@ int main(int argc, char **argv) {
         return 2;
       }
       jobsOpt = static_cast<unsigned>(n);
+    } else if (a == "--version") {
+      std::cout << "atrex-gate " ATREX_RT_VERSION " (commit " ATREX_RT_GIT_COMMIT ", CUDA " ATREX_RT_CUDA_VERSION
+                   ", torch " ATREX_RT_TORCH_VERSION ")\n";
+      return 0;
     } else if (a == "--help" || a == "-h") {
       std::cout << kUsage << kHelp;
       return 0;
@@ -365,6 +370,10 @@ int main(int argc, char **argv) {
     Json r = Json::object();
     r.set("schema", kResultSchema);
     r.set("run", runId);
+    Json gateInfo = Json::object();
+    gateInfo.set("version", ATREX_RT_VERSION);
+    gateInfo.set("commit", ATREX_RT_GIT_COMMIT);
+    r.set("gate", gateInfo);
     r.set("plan", planPath);
     r.set("unit", static_cast<int64_t>(u.index));
     r.set("shard", shardText);

@@ -156,6 +156,9 @@ TEST(AtrexGate, RealWorkerReportsThroughTheKeyedChannel) {
   ASSERT_TRUE(static_cast<bool>(std::getline(in, line))) << o.text;
   Json r = Json::parse(line);
   EXPECT_EQ(r.getString("reason", "").find("forgery"), std::string::npos) << line;
+  ASSERT_NE(r.get("gate"), nullptr) << line;
+  EXPECT_EQ(r.get("gate")->getString("version", ""), ATREX_RT_VERSION);
+  EXPECT_EQ(r.get("gate")->getString("commit", ""), ATREX_RT_GIT_COMMIT);
   if (r.getString("status", "") != "pass") {
     EXPECT_EQ(r.getString("status", ""), "error") << line;
     EXPECT_EQ(r.getString("reason", ""), "no CUDA device visible to the worker") << line;
@@ -501,8 +504,13 @@ TEST(AtrexGate, HelpAndUnknownOptions) {
   Out o = sh(kGate + " --help");
   EXPECT_EQ(o.status, 0);
   for (const char *opt : {"--plan", "--out", "--shard", "--resume", "--jobs", "--compile-only",
-                          "--cache", "--worker", "--quiet", "ATREX_GATE_NO_ATTRIBUTION", "docs/gate.md"})
+                          "--cache", "--worker", "--quiet", "--check", "--version",
+                          "ATREX_GATE_NO_ATTRIBUTION", "docs/gate.md"})
     EXPECT_NE(o.text.find(opt), std::string::npos) << opt;
+  o = sh(kGate + " --version");
+  EXPECT_EQ(o.status, 0);
+  EXPECT_EQ(o.text.rfind("atrex-gate " ATREX_RT_VERSION " (commit " ATREX_RT_GIT_COMMIT ", CUDA ", 0), 0u)
+      << o.text;
   o = sh(kGate + " --frobnicate");
   EXPECT_EQ(o.status, 2);
   EXPECT_NE(o.text.find("atrex-gate: unknown option '--frobnicate'"), std::string::npos) << o.text;
