@@ -369,6 +369,12 @@ void crashHandler(int sig) {
   raise(sig);
 }
 
+// A switch in the environment: set, non-empty and not "0".
+bool envFlag(const char *name) {
+  const char *v = std::getenv(name);
+  return v && *v && *v != '0';
+}
+
 bool gTrace = false;
 void trace(const std::string &what) {
   if (gTrace)
@@ -406,7 +412,7 @@ int probe() {
   Json p = Json::object();
   p.set("torch", ATREX_RT_TORCH_VERSION);
   Json attribution = Json::object();
-  if (const char *off = std::getenv("ATREX_GATE_NO_ATTRIBUTION"); off && *off && *off != '0') {
+  if (envFlag("ATREX_GATE_NO_ATTRIBUTION")) {
     Json cupti = Json::object();
     std::string err;
     bool ok = ktimes::start(ATREX_RT_CUPTI_LIB, err) && ktimes::resume(err) && ktimes::pause(err);
@@ -504,7 +510,7 @@ int workerMain(int argc, char **argv) {
   // Attribution first: before the first CUDA call of the process.
   std::string attrError;
   bool attributed = false;
-  if (const char *off = std::getenv("ATREX_GATE_NO_ATTRIBUTION"); off && *off && *off != '0')
+  if (envFlag("ATREX_GATE_NO_ATTRIBUTION"))
     attrError = "disabled by ATREX_GATE_NO_ATTRIBUTION";
   else
     attributed = attr::start(own, ATREX_RT_SANITIZER_LIB, attrError);
@@ -702,7 +708,7 @@ int workerMain(int argc, char **argv) {
   if (!allOk)
     finish("fail", "correctness", firstFailure);
   // The memcheck run (parent, settings.memcheck) needs the trials only.
-  if (const char *only = std::getenv("ATREX_GATE_CORRECTNESS_ONLY"); only && *only && *only != '0')
+  if (envFlag("ATREX_GATE_CORRECTNESS_ONLY"))
     finish("pass", "correctness", "");
 
   // ---- performance --------------------------------------------------------
@@ -796,8 +802,7 @@ int workerMain(int argc, char **argv) {
     // parent's clean timing run after an attributed run that saw none): work
     // on a stream outside the capture would run once at capture time and
     // leave an empty graph behind.
-    const char *cleanRun = std::getenv("ATREX_GATE_CLEAN_RUN");
-    bool sideStreamsRuledOut = attributed || (cleanRun && *cleanRun && *cleanRun != '0');
+    bool sideStreamsRuledOut = attributed || envFlag("ATREX_GATE_CLEAN_RUN");
     perf.set("clean_timing_run", !attributed && sideStreamsRuledOut);
     if (!sideStreamsRuledOut || sideStreams)
       perf.set("graph_skipped", !sideStreamsRuledOut ? "no attribution to rule out side streams"

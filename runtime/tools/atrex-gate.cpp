@@ -80,16 +80,12 @@ int runCheck(const std::string &worker) {
     items.push_back({name, detail, ok, required});
   };
   add("nvcc", fs::exists(ATREX_RT_NVCC), std::string(ATREX_RT_NVCC) + " (CUDA " ATREX_RT_CUDA_VERSION ")");
-  std::string cuobjdump = std::string(ATREX_RT_CUDA_BIN_DIR) + "/cuobjdump";
-  if (const char *env = std::getenv("ATREX_CUOBJDUMP"); env && *env)
-    cuobjdump = env;
+  std::string cuobjdump = cuobjdumpPath();
   add("cuobjdump", fs::exists(cuobjdump),
       cuobjdump + (fs::exists(cuobjdump) ? " (extracts the submissions' cubins)"
                                          : ": not found (set ATREX_CUOBJDUMP)"));
   add("libtorch", fs::exists(ATREX_RT_TORCH_DIR), ATREX_RT_TORCH_VERSION " at " ATREX_RT_TORCH_DIR);
-  std::string sanitizerTool = std::string(ATREX_RT_CUDA_BIN_DIR) + "/compute-sanitizer";
-  if (const char *env = std::getenv("ATREX_COMPUTE_SANITIZER"); env && *env)
-    sanitizerTool = env;
+  std::string sanitizerTool = computeSanitizerPath();
   add("memcheck", fs::exists(sanitizerTool),
       sanitizerTool + (fs::exists(sanitizerTool) ? " (settings.memcheck)"
                                                  : ": not found (settings.memcheck inconclusive)"),
@@ -482,9 +478,7 @@ int main(int argc, char **argv) {
       if (status == "pass" && plan.settings.memcheck) {
         // The correctness trials again, under compute-sanitizer's memcheck (no
         // Sanitizer subscription of our own: the tool is built on the same API).
-        std::string tool = std::string(ATREX_RT_CUDA_BIN_DIR) + "/compute-sanitizer";
-        if (const char *env = std::getenv("ATREX_COMPUTE_SANITIZER"); env && *env)
-          tool = env;
+        std::string tool = computeSanitizerPath();
         std::string log = (fs::path(jobDir) / ("unit" + std::to_string(u.index) + ".memcheck.log")).string();
         std::error_code ec;
         fs::remove(log, ec);

@@ -54,6 +54,12 @@ std::vector<std::string> nvccCommand(const Submission &sub, const PlanSettings &
 // is missing) when there is none or it lacks hip/hip_runtime.h or the NVIDIA headers.
 std::string resolveHipInclude(const PlanSettings &settings, std::string &error);
 
+// The CUDA tools the gate runs: the toolkit's, unless the environment names
+// another (ATREX_CUOBJDUMP: a CUDA install without one, tests;
+// ATREX_COMPUTE_SANITIZER: settings.memcheck).
+std::string cuobjdumpPath();
+std::string computeSanitizerPath();
+
 // The compile cache key: source, binding, command, torch and CUDA versions and, for HIP,
 // the content of the HIP include tree.
 std::string compileCacheKey(const Submission &sub, const OpSpec &spec,

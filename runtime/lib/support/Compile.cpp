@@ -113,16 +113,21 @@ static std::string joinCommand(const std::vector<std::string> &cmd) {
   return s;
 }
 
+static std::string toolPath(const char *envName, const char *name) {
+  if (const char *env = std::getenv(envName); env && *env)
+    return env;
+  return std::string(ATREX_RT_CUDA_BIN_DIR) + "/" + name;
+}
+std::string cuobjdumpPath() { return toolPath("ATREX_CUOBJDUMP", "cuobjdump"); }
+std::string computeSanitizerPath() { return toolPath("ATREX_COMPUTE_SANITIZER", "compute-sanitizer"); }
+
 static std::vector<Cubin> extractCubins(const std::string &so, const std::string &dir,
                                         std::string &error) {
   std::vector<Cubin> out;
   fs::create_directories(dir);
   Limits lim;
   lim.wallSeconds = 120;
-  // ATREX_CUOBJDUMP: another cuobjdump (a CUDA install without one, tests).
-  std::string tool = std::string(ATREX_RT_CUDA_BIN_DIR) + "/cuobjdump";
-  if (const char *env = std::getenv("ATREX_CUOBJDUMP"); env && *env)
-    tool = env;
+  std::string tool = cuobjdumpPath();
   ChildResult r = runSupervised({tool, "-xelf", "all", fs::absolute(so).string()}, lim, "", dir);
   if (!r.succeeded()) {
     error = "cuobjdump -xelf all failed: " + r.reason() +

@@ -42,6 +42,12 @@ std::string tmp(const std::string &name) {
 }
 const std::string kRef = ATREX_BIN_DIR "/atrex-ref";
 const std::string kGate = ATREX_BIN_DIR "/atrex-gate";
+// A cuobjdump stand-in (absent from some CUDA installs, such as CI's) that
+// extracts one fake cubin: <d>/cuobjdump.sh, for ATREX_CUOBJDUMP.
+void fakeCuobjdump(const std::string &d) {
+  std::ofstream(d + "/cuobjdump.sh") << "#!/bin/sh\necho fake-elf > sub.1.sm_90.cubin\n";
+  fs::permissions(d + "/cuobjdump.sh", fs::perms::owner_all);
+}
 // One compile cache for the tests that compile a real submission (keyed by content).
 std::string sharedCache() {
   return fs::path(::testing::TempDir() + "/atrex-tools-shared-cache").lexically_normal().string();
@@ -143,8 +149,7 @@ TEST(AtrexGate, CompileFailureIsAResultAndTheRunGoesOn) {
 // key mismatch would read as forgery); with a GPU the unit passes.
 TEST(AtrexGate, RealWorkerReportsThroughTheKeyedChannel) {
   std::string d = tmp("gate-real-worker");
-  std::ofstream(d + "/cuobjdump.sh") << "#!/bin/sh\necho fake-elf > sub.1.sm_90.cubin\n";
-  fs::permissions(d + "/cuobjdump.sh", fs::perms::owner_all);
+  fakeCuobjdump(d);
   std::ofstream(d + "/plan.json") << R"({"settings":{"problem_s":60,"max_timed_s":0.1},"submissions":[{"source":")" +
                                          std::string(ATREX_RT_SOURCE_DIR) +
                                          R"(/../examples/gate/silu_and_mul_naive.cu","operator":"silu_and_mul",
@@ -258,9 +263,7 @@ else
 fi
 )";
   fs::permissions(d + "/worker.sh", fs::perms::owner_all);
-  // cuobjdump (absent from some CUDA installs, such as CI's) extracts one cubin.
-  std::ofstream(d + "/cuobjdump.sh") << "#!/bin/sh\necho fake-elf > sub.1.sm_90.cubin\n";
-  fs::permissions(d + "/cuobjdump.sh", fs::perms::owner_all);
+  fakeCuobjdump(d);
   auto plan = [&](const std::string &settings, const std::string &expected = "adopted") {
     std::ofstream(d + "/plan.json") << R"({"settings":{)" + settings + R"(},"submissions":[{"source":")" +
                                            std::string(ATREX_RT_SOURCE_DIR) +
@@ -385,8 +388,8 @@ elif [ -z "$FAKE_MEMCHECK_NOLOG" ]; then
 fi
 exec "$@"
 )SH";
-  std::ofstream(d + "/cuobjdump.sh") << "#!/bin/sh\necho fake-elf > sub.1.sm_90.cubin\n";
-  for (const char *f : {"/worker.sh", "/sanitizer.sh", "/cuobjdump.sh"})
+  fakeCuobjdump(d);
+  for (const char *f : {"/worker.sh", "/sanitizer.sh"})
     fs::permissions(d + f, fs::perms::owner_all);
   std::ofstream(d + "/plan.json") << R"({"settings":{"memcheck":true,"clean_timing":false},"submissions":[{"source":")" +
                                          std::string(ATREX_RT_SOURCE_DIR) +
@@ -431,9 +434,8 @@ setsid sh -c 'echo $$ > "$0"; exec sleep 300' "$FAKE_PIDFILE" > /dev/null 2>&1 <
 while [ ! -s "$FAKE_PIDFILE" ]; do sleep 0.05; done
 echo "$key "'{"status":"pass","stage":"done","performance":{"median_us":100,"p10_us":99,"p90_us":101,"reps":10,"mode":"eager","side_stream_reps":0,"launch_gap_hidden":true},"attribution":{"available":true,"verdict":"adopted"}}' >&3
 )SH";
-  std::ofstream(d + "/cuobjdump.sh") << "#!/bin/sh\necho fake-elf > sub.1.sm_90.cubin\n";
-  for (const char *f : {"/worker.sh", "/cuobjdump.sh"})
-    fs::permissions(d + f, fs::perms::owner_all);
+  fakeCuobjdump(d);
+  fs::permissions(d + "/worker.sh", fs::perms::owner_all);
   std::ofstream(d + "/plan.json") << R"({"settings":{"clean_timing":false},"submissions":[{"source":")" +
                                          std::string(ATREX_RT_SOURCE_DIR) +
                                          R"(/../examples/gate/silu_and_mul_naive.cu","operator":"silu_and_mul",
@@ -467,8 +469,7 @@ TEST(AtrexGate, WatchdogBlamesWhoeverWasWorking) {
                                      "else printf '%s %s' \"$key\" \"$FAKE_PHASE\" > \"$2.phase\"; fi\n"
                                      "echo \"$key \"'{\"stage\":\"correctness\"}' >&3\nexec sleep 30\n";
   fs::permissions(d + "/worker.sh", fs::perms::owner_all);
-  std::ofstream(d + "/cuobjdump.sh") << "#!/bin/sh\necho fake-elf > sub.1.sm_90.cubin\n";
-  fs::permissions(d + "/cuobjdump.sh", fs::perms::owner_all);
+  fakeCuobjdump(d);
   std::ofstream(d + "/plan.json") << R"({"settings":{"problem_s":1},"submissions":[{"source":")" +
                                          std::string(ATREX_RT_SOURCE_DIR) +
                                          R"(/../examples/gate/silu_and_mul_naive.cu","operator":"silu_and_mul",
