@@ -2,6 +2,8 @@
 
 #include "atrex/Lint/Analysis.h"
 #include "Checks/Check.h"
+#include "atrex/Lint/Checks.h"
+#include "atrex/Lint/Policy.h"
 #include "llvm/ADT/StringSet.h"
 #include <algorithm>
 #include <deque>
@@ -34,6 +36,9 @@ std::vector<std::string> CheckContext::pathTo(const FunctionNode *F) const {
 }
 
 void CheckContext::report(Finding F, Severity Cap) {
+  if (const CheckInfo *C = findCheck(F.Check))
+    if (!C->appliesIn(Mode))
+      return;
   Severity S = P.severity(F.Check);
   if (S == Severity::Off)
     return;
@@ -65,6 +70,20 @@ static bool matchesEntry(const FunctionNode &F, StringRef Name) {
   return Simple == Name;
 }
 
+/// A function the mode takes as an entry when none is named.
+static bool isModeEntry(const FunctionNode &F, AnalysisMode Mode) {
+  switch (Mode) {
+  case AnalysisMode::Submission:
+    return F.IsEntryCandidate;
+  case AnalysisMode::Program:
+    return F.Name == "main";
+  case AnalysisMode::Library:
+    // Every host function is reported on its own.
+    return !F.IsKernel && !F.IsDeviceOnly;
+  }
+  return false;
+}
+
 void CheckContext::computeReachability(const std::vector<std::string> &Names,
                                        std::vector<std::string> &Errors) {
   for (auto &KV : M.Functions) {
@@ -75,7 +94,8 @@ void CheckContext::computeReachability(const std::vector<std::string> &Names,
     }
     if (!F.HasBody)
       continue;
-    if (Names.empty() ? F.IsEntryCandidate
+    if (Names.empty() ? (M.EntriesChosen ? F.IsEntryCandidate
+                                         : isModeEntry(F, Mode))
                       : llvm::any_of(Names, [&](const std::string &N) {
                           return matchesEntry(F, N);
                         }))
@@ -127,32 +147,68 @@ void CheckContext::computeReachability(const std::vector<std::string> &Names,
   }
 }
 
+/// The mode of a model when neither the caller nor the policy sets one.
+static AnalysisMode detectMode(const Model &M, const AnalysisOptions &Opts,
+                               std::string &Why) {
+  if (!Opts.Entries.empty()) {
+    Why = "the entry is named with --entry";
+    return AnalysisMode::Submission;
+  }
+  if (M.DeviceModule) {
+    Why = "device code: its kernels are what a harness launches";
+    return AnalysisMode::Submission;
+  }
+  const FunctionNode *Main = nullptr, *Module = nullptr;
+  for (auto &KV : M.Functions) {
+    const FunctionNode &F = KV.second;
+    if (!F.HasBody || F.IsKernel || F.IsDeviceOnly)
+      continue;
+    if (F.Name == "main")
+      Main = &F;
+    else if (StringRef(F.Name).starts_with("PyInit_"))
+      Module = &F;
+  }
+  if (Module) {
+    Why = "it defines a Python extension module ('" + Module->Name +
+          "'): a harness calls its functions";
+    return AnalysisMode::Submission;
+  }
+  if (Main) {
+    Why = "it defines 'main': a stand-alone program, judged from 'main'";
+    return AnalysisMode::Program;
+  }
+  Why = "it defines no 'main': its externally visible host functions are "
+        "entries a harness calls";
+  return AnalysisMode::Submission;
+}
+
+AnalysisMode atrex::lint::chooseMode(const Model &M, const Policy &P,
+                                     const AnalysisOptions &Opts,
+                                     std::string &Why) {
+  if (Opts.Mode) {
+    Why = Opts.ModeReason.empty() ? "set with --mode" : Opts.ModeReason;
+    return *Opts.Mode;
+  }
+  if (P.Mode) {
+    Why = "set by policy '" + P.Name + "'";
+    return *P.Mode;
+  }
+  return detectMode(M, Opts, Why);
+}
+
 SubmissionResult atrex::lint::analyze(const Model &M, const Policy &P,
                                       const AnalysisOptions &Opts) {
   SubmissionResult R;
+  R.Mode = chooseMode(M, P, Opts, R.ModeReason);
   R.Files = M.Files;
   R.Path = M.Files.empty() ? std::string() : M.Files.front();
   R.Errors = M.Errors;
   R.LaunchesVisible = !M.DeviceModule;
 
-  CheckContext Ctx(M, P);
+  CheckContext Ctx(M, P, R.Mode);
   Ctx.computeReachability(Opts.Entries, R.Errors);
 
-  std::vector<std::unique_ptr<LintCheck>> Checks;
-  for (StringRef C :
-       {"atrex-delegation-torch", "atrex-delegation-vendor",
-        "atrex-evasion-dynamic-load", "atrex-evasion-module-load",
-        "atrex-evasion-runtime-compile", "atrex-evasion-process",
-        "atrex-evasion-file-env", "atrex-evasion-harness-io"})
-    Checks.push_back(createRuleCheck(C));
-  Checks.push_back(createUnlaunchedKernelCheck());
-  Checks.push_back(createDeadLaunchCheck());
-  Checks.push_back(createRuntimeOverrideCheck());
-  Checks.push_back(createStaticStateCheck());
-  Checks.push_back(createSideStreamCheck());
-  Checks.push_back(createIndirectCallCheck());
-  Checks.push_back(createNoKernelCheck());
-  for (auto &C : Checks)
+  for (auto &C : createAllChecks())
     C->run(Ctx);
 
   // Deduplicate (template instances repeat their sites) and sort.

@@ -597,8 +597,12 @@ void Model::merge(Model &&O) {
     }
     A.Sites.insert(A.Sites.end(), B.Sites.begin(), B.Sites.end());
   }
-  for (auto &KV : O.Globals)
-    Globals.emplace(KV.first, std::move(KV.second));
+  for (auto &KV : O.Globals) {
+    auto [It, New] = Globals.emplace(KV.first, KV.second);
+    // An `extern` declaration carries no state; the defining unit does.
+    if (!New && It->second.State.Name.empty())
+      It->second.State = KV.second.State;
+  }
 }
 
 static Expected<std::unique_ptr<CompilationDatabase>>

@@ -1,6 +1,7 @@
 //===- Finding.cpp - verdicts from findings -------------------------------===//
 
 #include "atrex/Lint/Finding.h"
+#include "atrex/Lint/Checks.h"
 #include "llvm/ADT/StringSwitch.h"
 #include <set>
 
@@ -62,15 +63,34 @@ std::string SourcePos::str() const {
   return File + ":" + std::to_string(Line) + ":" + std::to_string(Column);
 }
 
+StringRef atrex::lint::modeName(AnalysisMode M) {
+  switch (M) {
+  case AnalysisMode::Submission:
+    return "submission";
+  case AnalysisMode::Program:
+    return "program";
+  case AnalysisMode::Library:
+    return "library";
+  }
+  llvm_unreachable("bad mode");
+}
+
+std::optional<AnalysisMode> atrex::lint::parseMode(StringRef Name) {
+  return StringSwitch<std::optional<AnalysisMode>>(Name)
+      .Case("submission", AnalysisMode::Submission)
+      .Case("program", AnalysisMode::Program)
+      .Case("library", AnalysisMode::Library)
+      .Default(std::nullopt);
+}
+
+std::string atrex::lint::modeNote(const SubmissionResult &R) {
+  return "analysed as a " + modeName(R.Mode).str() + ": " + R.ModeReason +
+         " (--mode=submission|program|library overrides) [atrex-mode]";
+}
+
 Verdict Finding::implied() const {
-  StringRef C = Check;
-  if (C.starts_with("atrex-delegation-"))
-    return Verdict::Fallback;
-  if (C.starts_with("atrex-evasion-"))
-    return Verdict::Suspicious;
-  if (C == "atrex-no-kernel")
-    return Verdict::NoKernel;
-  return Verdict::Adopted;
+  const CheckInfo *C = findCheck(Check);
+  return C ? C->Implies : Verdict::Adopted;
 }
 
 void atrex::lint::decideVerdict(SubmissionResult &R) {
@@ -130,13 +150,22 @@ void atrex::lint::decideVerdict(SubmissionResult &R) {
                         "to prove them)");
     return;
   }
+  if (R.V == Verdict::Adopted && R.Mode == AnalysisMode::Library) {
+    R.Reasons.push_back("adopted: library code: " +
+                        std::to_string(R.Kernels.size()) +
+                        " own kernel(s) defined, no delegation or evasion "
+                        "(launches are not required in library mode)");
+    return;
+  }
   if (R.V == Verdict::Adopted) {
     unsigned Launched = 0;
     for (const KernelInfo &K : R.Kernels)
       Launched += K.Launched;
     R.Reasons.push_back("adopted: " + std::to_string(Launched) + " own kernel" +
                         (Launched == 1 ? "" : "s") +
-                        " launched from the entry, no delegation");
+                        (R.Mode == AnalysisMode::Program
+                             ? " launched from 'main', no delegation"
+                             : " launched from the entry, no delegation"));
   }
 }
 

@@ -222,7 +222,11 @@ public:
     GlobalNode &G = M.Globals[key(VD)];
     G.Key = key(VD);
     G.Name = qualName(VD);
-    if (isMutableState(VD))
+    // Only an object the submission defines can keep its state: `extern`
+    // declarations (Python's `extern PyObject *PyExc_...` when its headers
+    // come in with -I) name someone else's. A definition seen in another
+    // unit of the submission is kept (merge keeps the first State).
+    if (isMutableState(VD) && VD->hasDefinition() != VarDecl::DeclarationOnly)
       G.State = stateVar(VD);
     Context Saved = Cur;
     Cur = Context();
@@ -250,6 +254,7 @@ public:
 
   StateVar stateVar(const VarDecl *VD) const {
     StateVar S;
+    S.Key = key(VD);
     S.Name = VD->getNameAsString();
     S.Type = VD->getType().getAsString(PP);
     S.Pos = pos(VD->getLocation());

@@ -6,8 +6,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "atrex/Lint/Policy.h"
+#include "atrex/Lint/Checks.h"
 #include "atrex/Support/YAML.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/YAMLTraits.h"
@@ -18,12 +20,14 @@ using namespace atrex::lint;
 
 namespace {
 #include "DefaultPolicy.inc"
+#include "StrictPolicy.inc"
 
 /// The document as written in a file: everything optional.
 struct PolicyDoc {
   std::string Name;
   std::string Description;
   std::string Inherit = "default";
+  std::string Mode;
   std::map<std::string, std::string> Checks;
   std::vector<std::string> LaunchApis, RuntimeSymbols, TimingSymbols,
       StreamCreate, StreamJoin;
@@ -75,6 +79,7 @@ template <> struct MappingTraits<PolicyDoc> {
     Io.mapOptional("name", P.Name, std::string());
     Io.mapOptional("description", P.Description, std::string());
     Io.mapOptional("inherit", P.Inherit, std::string("default"));
+    Io.mapOptional("mode", P.Mode, std::string());
     Io.mapOptional("checks", P.Checks);
     Io.mapOptional("launch-apis", P.LaunchApis);
     Io.mapOptional("runtime-symbols", P.RuntimeSymbols);
@@ -84,8 +89,12 @@ template <> struct MappingTraits<PolicyDoc> {
     Io.mapOptional("rules", P.Rules);
   }
   static std::string validate(IO &Io, PolicyDoc &P) {
-    if (P.Inherit != "default" && P.Inherit != "none")
-      return "'inherit' must be 'default' or 'none', not '" + P.Inherit + "'";
+    if (P.Inherit != "none" && !Policy::isPreset(P.Inherit))
+      return "'inherit' must be 'none' or a built-in policy (" +
+             Policy::presetNames() + "), not '" + P.Inherit + "'";
+    if (!P.Mode.empty() && !parseMode(P.Mode))
+      return "'mode' must be submission, program or library, not '" + P.Mode +
+             "'";
     for (auto &KV : P.Checks)
       if (!parseSeverity(KV.second))
         return "check '" + KV.first + "' has severity '" + KV.second +
@@ -96,42 +105,7 @@ template <> struct MappingTraits<PolicyDoc> {
 } // namespace yaml
 } // namespace llvm
 
-//===----------------------------------------------------------------------===//
-// Checks
-//===----------------------------------------------------------------------===//
 
-static const CheckDescription Checks[] = {
-    {"atrex-no-kernel", "no kernel of the submission is launched from the "
-                        "entry point"},
-    {"atrex-kernel-unlaunched", "a kernel is defined but never launched from "
-                                "the entry point"},
-    {"atrex-launch-dead", "a kernel launch can never execute (constant-false "
-                          "condition or unreachable code)"},
-    {"atrex-delegation-torch", "the entry delegates compute to PyTorch/ATen"},
-    {"atrex-delegation-vendor", "the entry delegates compute to a vendor "
-                                "library or a host-launched library "
-                                "algorithm"},
-    {"atrex-evasion-dynamic-load", "dlopen/dlsym or driver entry-point "
-                                   "lookup loads code behind the analysis"},
-    {"atrex-evasion-module-load", "a GPU module or library image is loaded at "
-                                  "run time"},
-    {"atrex-evasion-runtime-compile", "code is compiled at run time (NVRTC, "
-                                      "hipRTC, nvJitLink)"},
-    {"atrex-evasion-process", "a process or thread is started"},
-    {"atrex-evasion-file-env", "files or environment variables are accessed"},
-    {"atrex-evasion-harness-io", "the entry writes to raw file descriptors or "
-                                 "ends the process (the harness's channels)"},
-    {"atrex-evasion-runtime-override", "a CUDA/HIP runtime or timing symbol is "
-                                       "redefined"},
-    {"atrex-evasion-static-state", "state survives between calls of the entry "
-                                   "(output caching)"},
-    {"atrex-evasion-side-stream", "work is queued on a stream that is never "
-                                  "joined back"},
-    {"atrex-evasion-indirect-call", "a call through a pointer whose target "
-                                    "cannot be resolved"},
-};
-
-ArrayRef<CheckDescription> atrex::lint::allChecks() { return Checks; }
 
 //===----------------------------------------------------------------------===//
 // Parsing and merging
@@ -207,28 +181,24 @@ static Expected<Policy> fromDoc(PolicyDoc &Doc, const Policy *Base) {
   Rules.insert(Rules.end(), P.Rules.begin(), P.Rules.end());
   P.Rules = std::move(Rules);
   for (auto &KV : Doc.Checks) {
-    bool Known = false;
-    for (const CheckDescription &D : allChecks())
-      Known |= D.Name == KV.first;
-    if (!Known)
+    if (!findCheck(KV.first))
       return createStringError(inconvertibleErrorCode(),
                                "atrex-policy: unknown check '%s' under 'checks'",
                                KV.first.c_str());
     P.Checks[KV.first] = *parseSeverity(KV.second);
   }
+  if (!Doc.Mode.empty())
+    P.Mode = parseMode(Doc.Mode);
   // Rules can only report under the checks that are lists of symbols.
-  static const char *RuleChecks[] = {
-      "atrex-delegation-torch",        "atrex-delegation-vendor",
-      "atrex-evasion-dynamic-load",    "atrex-evasion-module-load",
-      "atrex-evasion-runtime-compile", "atrex-evasion-process",
-      "atrex-evasion-file-env",        "atrex-evasion-harness-io"};
   for (const SymbolRule &R : P.Rules) {
     if (R.Check.empty())
       continue;
-    if (!llvm::is_contained(RuleChecks, StringRef(R.Check))) {
+    const CheckInfo *C = findCheck(R.Check);
+    if (!C || !C->Rule) {
       std::string Allowed;
-      for (const char *C : RuleChecks)
-        Allowed += (Allowed.empty() ? "" : ", ") + std::string(C);
+      for (const CheckInfo &I : allChecks())
+        if (I.Rule)
+          Allowed += (Allowed.empty() ? "" : ", ") + I.Name.str();
       return createStringError(inconvertibleErrorCode(),
                                "atrex-policy: rule '%s' names check '%s'; a "
                                "rule can report under %s",
@@ -242,30 +212,85 @@ static Expected<Policy> fromDoc(PolicyDoc &Doc, const Policy *Base) {
 
 StringRef Policy::defaultText() { return DefaultPolicyText; }
 
-const Policy &Policy::getDefault() {
-  static const Policy Default = [] {
-    Expected<PolicyDoc> Doc = parseDoc(DefaultPolicyText, "<default policy>");
-    if (!Doc)
-      report_fatal_error(Doc.takeError());
-    Expected<Policy> P = fromDoc(*Doc, nullptr);
-    if (!P)
-      report_fatal_error(P.takeError());
-    return std::move(*P);
+namespace {
+/// The built-in policies: the default, and presets that inherit from it.
+struct Preset {
+  const char *Name;
+  const char *Text;
+};
+const Preset Presets[] = {{"default", DefaultPolicyText},
+                          {"strict", StrictPolicyText}};
+
+/// Built once, in order: a preset inherits from one listed before it.
+const std::vector<std::pair<std::string, Policy>> &builtins() {
+  static const std::vector<std::pair<std::string, Policy>> B = [] {
+    std::vector<std::pair<std::string, Policy>> V;
+    for (const Preset &Pre : Presets) {
+      std::string Buffer = std::string("<built-in policy '") + Pre.Name + "'>";
+      Expected<PolicyDoc> Doc = parseDoc(Pre.Text, Buffer);
+      if (!Doc)
+        report_fatal_error(Doc.takeError());
+      const Policy *Base = nullptr;
+      if (Doc->Inherit != "none" && Doc->Inherit != Pre.Name) {
+        auto It = llvm::find_if(
+            V, [&](const auto &KV) { return KV.first == Doc->Inherit; });
+        if (It == V.end())
+          report_fatal_error(Twine(Buffer) + ": 'inherit' names no earlier "
+                                             "built-in policy");
+        Base = &It->second;
+      }
+      Expected<Policy> P = fromDoc(*Doc, Base);
+      if (!P)
+        report_fatal_error(P.takeError());
+      V.emplace_back(Pre.Name, std::move(*P));
+    }
+    return V;
   }();
-  return Default;
+  return B;
+}
+
+const Policy *findPreset(StringRef Name) {
+  for (const auto &KV : builtins())
+    if (KV.first == Name)
+      return &KV.second;
+  return nullptr;
+}
+} // namespace
+
+const Policy &Policy::getDefault() { return *findPreset("default"); }
+
+const Policy *Policy::preset(StringRef Name) { return findPreset(Name); }
+
+bool Policy::isPreset(StringRef Name) {
+  return llvm::any_of(Presets, [&](const Preset &P) { return Name == P.Name; });
+}
+
+std::string Policy::presetNames() {
+  std::string S;
+  for (const Preset &P : Presets)
+    S += (S.empty() ? "" : ", ") + std::string(P.Name);
+  return S;
 }
 
 Expected<Policy> Policy::parse(StringRef Text, StringRef BufferName) {
   Expected<PolicyDoc> Doc = parseDoc(Text, BufferName);
   if (!Doc)
     return Doc.takeError();
-  const Policy *Base = Doc->Inherit == "none" ? nullptr : &getDefault();
+  const Policy *Base = Doc->Inherit == "none" ? nullptr : preset(Doc->Inherit);
   Expected<Policy> P = fromDoc(*Doc, Base);
   if (!P)
     return createStringError(inconvertibleErrorCode(), "%s: %s",
                              BufferName.str().c_str(),
                              toString(P.takeError()).c_str());
   return P;
+}
+
+Expected<Policy> Policy::load(StringRef NameOrPath) {
+  // A built-in name wins unless a file of that name exists.
+  if (const Policy *P = preset(NameOrPath))
+    if (!sys::fs::exists(NameOrPath))
+      return *P;
+  return loadFile(NameOrPath);
 }
 
 Expected<Policy> Policy::loadFile(StringRef Path) {
@@ -309,7 +334,10 @@ const SymbolRule *Policy::match(StringRef QualName, StringRef DeclFile,
 
 Severity Policy::severity(StringRef Check) const {
   auto It = Checks.find(Check.str());
-  return It == Checks.end() ? Severity::Warning : It->second;
+  if (It != Checks.end())
+    return It->second;
+  const CheckInfo *C = findCheck(Check);
+  return C ? C->Default : Severity::Warning;
 }
 
 bool Policy::isLaunchApi(StringRef N) const { return anyMatch(C->Launch, N); }
@@ -329,8 +357,10 @@ std::string Policy::toYAML() const {
   Doc.Name = Name;
   Doc.Description = Description;
   Doc.Inherit = "none";
-  for (auto &KV : Checks)
-    Doc.Checks[KV.first] = severityName(KV.second).str();
+  for (const CheckInfo &C : allChecks())
+    Doc.Checks[C.Name.str()] = severityName(severity(C.Name)).str();
+  if (Mode)
+    Doc.Mode = modeName(*Mode).str();
   Doc.LaunchApis = LaunchApis;
   Doc.RuntimeSymbols = RuntimeSymbols;
   Doc.TimingSymbols = TimingSymbols;

@@ -1,6 +1,7 @@
 //===- Report.cpp - text, JSON and SARIF reports --------------------------===//
 
 #include "atrex/Lint/Report.h"
+#include "atrex/Lint/Checks.h"
 #include "atrex/Lint/Policy.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticIDs.h"
@@ -125,6 +126,12 @@ void atrex::lint::writeText(const std::vector<SubmissionResult> &Results,
       for (const std::string &E : R.Entries)
         OS << R.Path << ": entry '" << E << "'\n";
     }
+    if (!R.ModeReason.empty()) {
+      OS << R.Path << ": ";
+      TextDiagnostic::printDiagnosticLevel(OS, DiagnosticsEngine::Note,
+                                           Opts.Color);
+      OS << modeNote(R) << "\n";
+    }
     OS << R.Path << ": verdict: " << verdictName(R.V);
     if (!R.Reasons.empty()) {
       OS << " (";
@@ -142,7 +149,7 @@ json::Value atrex::lint::toSARIF(const std::vector<SubmissionResult> &Results) {
   W.createRun("atrex-lint", "atrex-lint static analyzer for GPU kernels",
               "0.1.0");
   StringMap<size_t> RuleIdx;
-  for (const CheckDescription &C : allChecks())
+  for (const CheckInfo &C : allChecks())
     RuleIdx[C.Name] = W.createRule(
         SarifRule::create()
             .setRuleId(C.Name)

@@ -33,6 +33,8 @@ void atrex::lint::writePlainText(const std::vector<SubmissionResult> &Results,
       for (const std::string &E : R.Entries)
         OS << R.Path << ": entry '" << E << "'\n";
     }
+    if (!R.ModeReason.empty())
+      OS << R.Path << ": note: " << modeNote(R) << "\n";
     OS << R.Path << ": verdict: " << verdictName(R.V);
     for (size_t I = 0; I < R.Reasons.size(); ++I)
       OS << (I ? "; " : " (") << R.Reasons[I];
@@ -84,6 +86,8 @@ json::Value atrex::lint::toJSON(const std::vector<SubmissionResult> &Results) {
         {"path", R.Path},
         {"files", json::Array(R.Files)},
         {"verdict", verdictName(R.V)},
+        {"mode", modeName(R.Mode)},
+        {"mode_reason", R.ModeReason},
         {"reasons", json::Array(R.Reasons)},
         {"findings", std::move(Findings)},
         {"kernels", std::move(Kernels)},

@@ -7,7 +7,7 @@ void entry(float *a, float *b) {
   cudaStream_t joined, escaped, waited;
   cudaEvent_t done;
   cudaStreamCreate(&joined);
-  // CHECK: :[[@LINE+1]]:3: warning: stream created by 'cudaStreamCreate' is never joined back (no synchronize, event wait or destroy of it is reachable): its work can escape the timer [atrex-evasion-side-stream]
+  // CHECK: :[[@LINE+1]]:3: warning: stream created by 'cudaStreamCreate' is never joined back (no synchronize of it, nor an event recorded on it that another stream or the host waits for, is reachable): its work can escape the timer [atrex-evasion-side-stream]
   cudaStreamCreate(&escaped);
   cudaStreamCreate(&waited);
   cudaEventCreate(&done);

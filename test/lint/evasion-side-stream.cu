@@ -5,7 +5,7 @@
 __global__ void k(float *x) { x[0] = 0; }
 void entry(float *a) {
   cudaStream_t s;
-  // CHECK: :[[@LINE+1]]:3: warning: stream created by 'cudaStreamCreateWithFlags' is never joined back (no synchronize, event wait or destroy of it is reachable): its work can escape the timer [atrex-evasion-side-stream]
+  // CHECK: :[[@LINE+1]]:3: warning: stream created by 'cudaStreamCreateWithFlags' is never joined back (no synchronize of it, nor an event recorded on it that another stream or the host waits for, is reachable): its work can escape the timer [atrex-evasion-side-stream]
   cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
   k<<<1, 1, 0, s>>>(a);
 }

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "atrex/Lint/Checks.h"
 #include "atrex/Lint/Driver.h"
 #include "atrex/Lint/Policy.h"
 #include "atrex/Lint/Report.h"
@@ -34,8 +35,17 @@ static cl::list<std::string>
                      "external linkage)"),
             cl::value_desc("name"), cl::cat(Cat));
 static cl::opt<std::string>
-    PolicyFile("policy", cl::desc("Policy file (YAML or JSON)"),
-               cl::value_desc("file"), cl::cat(Cat));
+    PolicyFile("policy",
+               cl::desc("Policy: a built-in name (default, strict) or a file "
+                        "(YAML or JSON)"),
+               cl::value_desc("name|file"), cl::cat(Cat));
+static cl::opt<std::string> ModeOpt(
+    "mode",
+    cl::desc("What the inputs are: submission (a harness calls the entry), "
+             "program (entry 'main'), library (no entry), or auto (default: "
+             "detected per file, the policy's 'mode' if it sets one)"),
+    cl::value_desc("submission|program|library|auto"), cl::init("auto"),
+    cl::cat(Cat));
 enum class Format { Text, JSON, SARIF };
 static cl::opt<Format> OutFormat(
     "format", cl::desc("Output format"), cl::init(Format::Text),
@@ -102,12 +112,21 @@ int main(int argc, char **argv) {
   ExitOnError Exit("atrex-lint: error: ", 64);
 
   if (ListChecks) {
-    for (const CheckDescription &C : allChecks())
+    for (const CheckInfo &C : allChecks())
       outs() << C.Name << ": " << C.Summary << "\n";
     return 0;
   }
   Policy P = PolicyFile.empty() ? Policy::getDefault()
-                                : Exit(Policy::loadFile(PolicyFile));
+                                : Exit(Policy::load(PolicyFile));
+  std::optional<AnalysisMode> Mode;
+  if (ModeOpt != "auto") {
+    Mode = parseMode(ModeOpt);
+    if (!Mode)
+      Exit(createStringError(inconvertibleErrorCode(),
+                             "--mode must be submission, program, library or "
+                             "auto, not '%s'",
+                             ModeOpt.c_str()));
+  }
   if (DumpPolicy) {
     outs() << P.toYAML();
     return 0;
@@ -133,6 +152,9 @@ int main(int argc, char **argv) {
   Opts.CompileCommands = CompileCommands;
   Opts.ExtraArgs = Extra;
   Opts.Analysis.Entries.assign(Entries.begin(), Entries.end());
+  Opts.Analysis.Mode = Mode;
+  if (Mode)
+    Opts.Analysis.ModeReason = "set with --mode=" + ModeOpt;
   Opts.Jobs = Jobs;
   Opts.Submission = Submission;
   Opts.CompilerWarnings = CompilerWarnings;

@@ -30,6 +30,20 @@ enum class Severity { Off, Note, Warning, Error };
 llvm::StringRef severityName(Severity S);
 std::optional<Severity> parseSeverity(llvm::StringRef Name);
 
+/// What the analysed code is, which decides what its entry is and which
+/// checks apply (docs/atrex-lint.md, "Analysis modes"):
+/// - Submission: a harness calls the entry (a torch-extension function,
+///   KernelBench `ModelNew.forward`, GPU MODE `custom_kernel`); every check.
+/// - Program: the entry is `main` (samples, benchmarks, tests); exiting,
+///   printing, files, threads and the environment are normal; delegation and
+///   hidden code still count.
+/// - Library: no entry (what a compiler plugin sees in a normal build);
+///   every host function is reported on its own, launches are not required.
+enum class AnalysisMode { Submission, Program, Library };
+
+llvm::StringRef modeName(AnalysisMode M);
+std::optional<AnalysisMode> parseMode(llvm::StringRef Name);
+
 /// A position in a source file (1-based line and column; 0 when unknown).
 struct SourcePos {
   std::string File;
@@ -84,7 +98,13 @@ struct SubmissionResult {
   double Seconds = 0;
   /// False for device IR: kernels are visible, their launches are not.
   bool LaunchesVisible = true;
+  /// The analysis mode and why it was chosen ("it defines 'main'").
+  AnalysisMode Mode = AnalysisMode::Submission;
+  std::string ModeReason;
 };
+
+/// The note that says which analysis mode was chosen and why.
+std::string modeNote(const SubmissionResult &R);
 
 /// Computes the verdict and its reasons from findings, kernels and errors.
 void decideVerdict(SubmissionResult &R);

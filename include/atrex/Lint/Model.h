@@ -52,6 +52,7 @@ struct Site {
 
 /// A mutable variable that outlives one call of the entry.
 struct StateVar {
+  std::string Key; ///< USR of the variable (what Site::ArgVars name)
   std::string Name;
   std::string Type;
   SourcePos Pos;
@@ -92,6 +93,9 @@ struct Model {
   std::vector<std::string> Errors;
   /// Built from device IR (nvptx, amdgcn): launches are not visible.
   bool DeviceModule = false;
+  /// The front end chose the entries (IsEntryCandidate): the Python front
+  /// end. The analysis mode then decides only which checks apply.
+  bool EntriesChosen = false;
 
   /// Merges another translation unit's model (definitions win over
   /// declarations; sites of the same function are appended once).

@@ -51,15 +51,26 @@ public:
   std::vector<std::string> TimingSymbols;  ///< may never be defined
   std::vector<std::string> StreamCreate;   ///< create a side stream
   std::vector<std::string> StreamJoin;     ///< join a side stream back
+  /// The analysis mode the policy sets (`mode:`); unset: detected per file.
+  std::optional<AnalysisMode> Mode;
 
   /// The built-in default policy.
   static const Policy &getDefault();
+  /// A built-in policy by name (`default`, `strict`), or nullptr.
+  static const Policy *preset(llvm::StringRef Name);
+  static bool isPreset(llvm::StringRef Name);
+  /// The built-in policies' names, comma-separated.
+  static std::string presetNames();
+  /// A built-in policy's name, or a policy file.
+  static llvm::Expected<Policy> load(llvm::StringRef NameOrPath);
   /// The built-in default policy's YAML text.
   static llvm::StringRef defaultText();
 
   /// Parses a policy document (YAML or JSON). Unless it says
-  /// `inherit: none`, its rules come before the default's, its check
-  /// severities override the default's and its lists extend the default's.
+  /// `inherit: none`, its rules come before those of the policy it inherits
+  /// (`inherit: default`, the default, or another built-in such as
+  /// `strict`), its check severities override that policy's and its lists
+  /// extend it.
   /// Errors name \p BufferName, the line and the key at fault.
   static llvm::Expected<Policy> parse(llvm::StringRef Text,
                                       llvm::StringRef BufferName);
@@ -88,13 +99,7 @@ private:
   std::shared_ptr<Compiled> C;
 };
 
-/// Every check atrex-lint knows, with a one-line description (for SARIF rules
-/// and --list-checks).
-struct CheckDescription {
-  llvm::StringRef Name;
-  llvm::StringRef Summary;
-};
-llvm::ArrayRef<CheckDescription> allChecks();
+
 
 } // namespace lint
 } // namespace atrex

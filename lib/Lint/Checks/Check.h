@@ -28,10 +28,15 @@ struct ReachedSite {
 /// entries and how, and the sink for findings.
 class CheckContext {
 public:
-  CheckContext(const Model &M, const Policy &P) : M(M), P(P) {}
+  CheckContext(const Model &M, const Policy &P,
+               AnalysisMode Mode = AnalysisMode::Submission)
+      : M(M), P(P), Mode(Mode) {}
 
   const Model &M;
   const Policy &P;
+  /// Decides the entries (computeReachability) and which checks report
+  /// (report drops the findings of checks that do not apply in it).
+  AnalysisMode Mode;
   std::vector<const FunctionNode *> Entries;
   std::vector<const FunctionNode *> Reachable; ///< in BFS order
   std::vector<ReachedSite> Sites;              ///< live and dead sites
@@ -59,7 +64,10 @@ public:
   virtual void run(CheckContext &Ctx) = 0;
 };
 
-// Factories (one file each under lib/Lint/Checks/).
+/// One instance of every check of Checks.def, in its order.
+std::vector<std::unique_ptr<LintCheck>> createAllChecks();
+
+// Factories (one file each under lib/Lint/Checks/), named in Checks.def.
 std::unique_ptr<LintCheck> createRuleCheck(llvm::StringRef CheckName);
 std::unique_ptr<LintCheck> createUnlaunchedKernelCheck();
 std::unique_ptr<LintCheck> createNoKernelCheck();
@@ -68,6 +76,7 @@ std::unique_ptr<LintCheck> createRuntimeOverrideCheck();
 std::unique_ptr<LintCheck> createStaticStateCheck();
 std::unique_ptr<LintCheck> createSideStreamCheck();
 std::unique_ptr<LintCheck> createIndirectCallCheck();
+std::unique_ptr<LintCheck> createReplayCheck();
 
 } // namespace lint
 } // namespace atrex

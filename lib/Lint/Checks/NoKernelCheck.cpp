@@ -24,8 +24,9 @@ public:
       if (KV.second.IsKernel && KV.second.HasBody &&
           !KV.second.IsTemplateInstance)
         ++Defined;
-    // Device IR holds kernels but never their (host-side) launches.
-    if (Ctx.M.DeviceModule && Defined)
+    // Device IR holds kernels but never their (host-side) launches; library
+    // code launches them from elsewhere.
+    if ((Ctx.M.DeviceModule || Ctx.Mode == AnalysisMode::Library) && Defined)
       return;
     for (const std::string &K : Ctx.Launched) {
       auto It = Ctx.M.Functions.find(K);
@@ -52,9 +53,12 @@ public:
     }
     if (!F.Pos.isValid() && !Ctx.M.Files.empty())
       F.Pos = {Ctx.M.Files.front(), 1, 1};
+    std::string Who = Ctx.Mode == AnalysisMode::Program ? "program"
+                      : Ctx.Mode == AnalysisMode::Library ? "library"
+                                                           : "submission";
     if (Defined == 0)
-      F.Message = "no kernel is defined: the submission launches no GPU code "
-                  "of its own";
+      F.Message = "no kernel is defined: the " + Who +
+                  " launches no GPU code of its own";
     else
       F.Message = "none of the " + std::to_string(Defined) + " kernel" +
                   (Defined == 1 ? " " : "s ") +

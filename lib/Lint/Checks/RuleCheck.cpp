@@ -2,13 +2,15 @@
 //
 // atrex-delegation-torch, atrex-delegation-vendor and the evasion checks that
 // are lists of symbols (dynamic-load, module-load, runtime-compile, process,
-// file-env) share this class: every live site reached from the entry whose
+// file-env, harness-io) and the glue notes (atrex-glue-torch) share this
+// class: every live site reached from the entry whose
 // callee is not the submission's own code is matched against the policy's
 // rules; the first matching rule decides, and reports under its check.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Check.h"
+#include "atrex/Lint/Checks.h"
 
 using namespace llvm;
 using namespace atrex::lint;
@@ -29,7 +31,9 @@ public:
       if (Ctx.target(S))
         continue; // the submission's own code: followed, not matched
       const SymbolRule *R = Ctx.P.match(S.Name, S.DeclFile, S.Device);
-      if (!R || R->Action == RuleAction::Allow || R->Check != Name)
+      // Allowed glue reports (as a note, by default) when its rule names a
+      // check; other allowed symbols are silent.
+      if (!R || R->Check != Name)
         continue;
       Finding F;
       F.Check = Name;
@@ -61,23 +65,14 @@ private:
 
   std::string describe(const Site &S, const SymbolRule &R) const {
     std::string M = verb(S);
-    if (R.Action == RuleAction::Delegate) {
+    if (R.Action == RuleAction::Delegate)
       M += " delegates compute to " + R.Library;
-    } else if (Name == "atrex-evasion-dynamic-load") {
-      M += " resolves code at run time, behind the analysis";
-    } else if (Name == "atrex-evasion-module-load") {
-      M += " loads a GPU image the submission did not compile";
-    } else if (Name == "atrex-evasion-runtime-compile") {
-      M += " compiles code at run time";
-    } else if (Name == "atrex-evasion-process") {
-      M += " starts a process or thread outside the harness's control";
-    } else if (Name == "atrex-evasion-file-env") {
-      M += " accesses files or the environment";
-    } else if (Name == "atrex-evasion-harness-io") {
-      M += " writes to a raw file descriptor or ends the process, past the harness";
-    } else {
+    else if (const CheckInfo *C = findCheck(Name); C && !C->Phrase.empty())
+      M += " " + C->Phrase.str();
+    else
       M += " matches policy rule '" + R.Id + "'";
-    }
+    if (R.Action == RuleAction::Allow && !R.Library.empty())
+      M += " (" + R.Library + ")";
     if (!S.Detail.empty())
       M += " (" + S.Detail + ")";
     if (!R.Message.empty())

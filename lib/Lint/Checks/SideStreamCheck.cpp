@@ -3,10 +3,12 @@
 // Streams created (or taken from a pool) by reachable code that nothing
 // reachable joins back: work queued there escapes timers that only watch the
 // caller's stream. Streams are followed by the variable that holds them:
-// a stream is joined by synchronising or destroying that variable's stream,
-// by recording an event on it that some reachable code waits for or
-// synchronises, or by a device-wide synchronisation. When the stream's
-// variable is unknown, any join counts.
+// a stream is joined by synchronising that variable's stream, by recording
+// an event on it that another stream waits for (or the host synchronises),
+// or by a device-wide synchronisation. Direction matters: a side stream made
+// to wait on an event of the caller's stream has not been joined, and
+// destroying a stream does not wait for its work. When the stream's variable
+// is unknown, any join counts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,7 +40,8 @@ public:
   StringRef name() const override { return "atrex-evasion-side-stream"; }
   void run(CheckContext &Ctx) override {
     std::vector<const ReachedSite *> Creates;
-    std::set<std::string> Joined, Waited;
+    std::set<std::string> Joined;
+    std::vector<std::pair<std::string, std::string>> Waited; // event, waiter
     std::vector<std::pair<std::string, std::string>> Recorded; // event, stream
     bool DeviceJoin = false, AnyJoin = false;
     for (const ReachedSite &RS : Ctx.Sites) {
@@ -59,14 +62,21 @@ public:
       AnyJoin = true;
       if (isDeviceJoin(N))
         DeviceJoin = true;
+      else if (N.ends_with("StreamWaitEvent"))
+        Waited.push_back({arg(S, 1), arg(S, 0)}); // (stream, event)
+      else if (N.ends_with("CUDAEvent::block"))
+        Waited.push_back({arg(S, 0), arg(S, 1)}); // event.block(stream)
       else if (isEventWait(N))
-        Waited.insert(arg(S, N.ends_with("StreamWaitEvent") ? 1 : 0));
+        Waited.push_back({arg(S, 0), "<host>"}); // event synchronize
       else
         Joined.insert(arg(S, 0)); // synchronize/destroy of the stream
     }
+    // An event recorded on a stream joins that stream back when something
+    // else (another stream, the host) waits for it.
     for (const auto &[Event, Stream] : Recorded)
-      if (!Event.empty() && Waited.count(Event))
-        Joined.insert(Stream);
+      for (const auto &[WEvent, Waiter] : Waited)
+        if (!Event.empty() && Event == WEvent && Waiter != Stream)
+          Joined.insert(Stream);
     Joined.erase("");
     if (DeviceJoin)
       return;
@@ -84,8 +94,9 @@ public:
       F.Library = "side stream";
       F.CallPath = Ctx.pathTo(RS->Holder);
       F.Message = "stream created by '" + S.Name +
-                  "' is never joined back (no synchronize, event wait or "
-                  "destroy of it is reachable): its work can escape the timer";
+                  "' is never joined back (no synchronize of it, nor an event "
+                  "recorded on it that another stream or the host waits for, "
+                  "is reachable): its work can escape the timer";
       Ctx.report(std::move(F));
     }
   }

@@ -157,6 +157,10 @@ public:
   std::vector<ExtensionInfo> &extensions() { return Exts; }
   void buildFunctions();
   void linkExtensions();
+  /// Why the entries chosen are the entries (the analysis mode's reason),
+  /// and whether one is a harness's (named, ModelNew.forward, custom_kernel).
+  std::string EntryReason;
+  bool HarnessEntry = false;
   void chooseEntries(const std::vector<std::string> &Names,
                      std::vector<std::string> &Errors);
 
@@ -1192,6 +1196,8 @@ void PythonModelBuilder::chooseEntries(const std::vector<std::string> &Names,
     M.Functions[Key].IsEntryCandidate = true;
   };
   if (!Names.empty()) {
+    EntryReason = "the entry is named with --entry";
+    HarnessEntry = true;
     for (const std::string &N : Names) {
       bool Found = false;
       for (auto &KV : Funcs) {
@@ -1213,13 +1219,20 @@ void PythonModelBuilder::chooseEntries(const std::vector<std::string> &Names,
     Ref F = classMember("ModelNew", "forward");
     if (F.K == Ref::OwnFunction) {
       Mark(F.S);
+      EntryReason = "it defines 'ModelNew.forward', the entry a KernelBench "
+                    "harness calls";
+      HarnessEntry = true;
       return;
     }
   }
   if (ModuleFuncs.count("custom_kernel")) {
     Mark(ModuleFuncs["custom_kernel"]);
+    EntryReason = "it defines 'custom_kernel', the entry a GPU MODE harness "
+                  "calls";
+    HarnessEntry = true;
     return;
   }
+  EntryReason = "its module-level functions are entries a harness calls";
   bool Any = false;
   for (auto &KV : Funcs)
     if (KV.second.Module && !KV.second.Triton) {
@@ -1228,10 +1241,30 @@ void PythonModelBuilder::chooseEntries(const std::vector<std::string> &Names,
     }
   if (Any)
     return;
+  EntryReason = "its modules' 'forward' methods are entries a harness calls";
   for (auto &KV : Classes)
     if (KV.first != "Model")
       if (Ref F = classMember(KV.first, "forward"); F.K == Ref::OwnFunction)
         Mark(F.S);
+}
+
+/// A script: `if __name__ == "__main__":` at the top level.
+static bool hasMainBlock(StringRef Text) {
+  SmallVector<StringRef, 0> Lines;
+  Text.split(Lines, '\n');
+  for (StringRef L : Lines) {
+    if (!L.consume_front("if"))
+      continue;
+    std::string Compact;
+    for (char C : L)
+      if (C != ' ' && C != '\t' && C != '(' && C != ')')
+        Compact += C == '\'' ? '"' : C;
+    StringRef CS = Compact;
+    if (CS.starts_with("__name__==\"__main__\"") ||
+        CS.starts_with("\"__main__\"==__name__"))
+      return true;
+  }
+  return false;
 }
 
 bool looksHip(const ExtensionInfo &E);
@@ -1384,10 +1417,27 @@ SubmissionResult atrex::lint::lintPythonFile(StringRef File, const Policy &P,
   std::vector<std::string> EntryErrors;
   B.chooseEntries(Opts.Entries, EntryErrors);
   M.Errors.insert(M.Errors.end(), EntryErrors.begin(), EntryErrors.end());
+  M.EntriesChosen = true;
 
-  SubmissionResult R = analyze(M, PyP, AnalysisOptions());
+  // The mode: the caller's or the policy's, else a script with a
+  // `__main__` block and no harness entry is a program.
+  AnalysisOptions AO;
+  AO.Mode = Opts.Mode;
+  AO.ModeReason = Opts.ModeReason;
+  if (!AO.Mode && !PyP.Mode) {
+    if (!B.HarnessEntry &&
+        hasMainBlock((*Buf)->getBuffer())) {
+      AO.Mode = AnalysisMode::Program;
+      AO.ModeReason = "a script with a '__main__' block and no ModelNew or "
+                      "custom_kernel";
+    } else {
+      AO.Mode = AnalysisMode::Submission;
+      AO.ModeReason = B.EntryReason;
+    }
+  }
+  SubmissionResult R = analyze(M, PyP, AO);
   // The Python-only checks, on the same reachability.
-  CheckContext Ctx(M, PyP);
+  CheckContext Ctx(M, PyP, R.Mode);
   std::vector<std::string> Ignored;
   Ctx.computeReachability({}, Ignored);
   for (std::unique_ptr<LintCheck> &C : createPythonChecks(Facts))

@@ -1,0 +1,48 @@
+//===- Checks.h - the registry of atrex-lint checks -------------*- C++ -*-===//
+//
+// Part of atrex. What is known about every check, derived from the one list
+// in Checks.def: its name, summary, implied verdict, default severity and
+// the analysis modes it applies in. The policy, the verdict, --list-checks,
+// SARIF rules and the check runner all read this registry.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATREX_LINT_CHECKS_H
+#define ATREX_LINT_CHECKS_H
+
+#include "atrex/Lint/Finding.h"
+#include "llvm/ADT/ArrayRef.h"
+
+namespace atrex {
+namespace lint {
+
+/// Bit set of the modes a check applies in.
+enum ModeMask : unsigned {
+  ModeSubmission = 1u << unsigned(AnalysisMode::Submission),
+  ModeProgram = 1u << unsigned(AnalysisMode::Program),
+  ModeLibrary = 1u << unsigned(AnalysisMode::Library),
+};
+
+struct CheckInfo {
+  llvm::StringRef Name;
+  llvm::StringRef Summary;
+  Verdict Implies;      ///< when reported as a warning or an error
+  Severity Default;     ///< when the policy says nothing
+  unsigned Modes;       ///< ModeMask bits
+  bool Rule;            ///< a list of symbols in the policy's rules
+  llvm::StringRef Phrase; ///< rule checks: "call to 'f' <Phrase>"
+
+  bool appliesIn(AnalysisMode M) const {
+    return Modes & (1u << unsigned(M));
+  }
+};
+
+/// Every check atrex-lint knows, in registration order.
+llvm::ArrayRef<CheckInfo> allChecks();
+/// The check of this name, or nullptr.
+const CheckInfo *findCheck(llvm::StringRef Name);
+
+} // namespace lint
+} // namespace atrex
+
+#endif // ATREX_LINT_CHECKS_H
