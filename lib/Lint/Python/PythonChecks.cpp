@@ -117,6 +117,16 @@ static std::vector<SymbolRule> pythonRules() {
        "at::Tensor::tolist", "at::Tensor::type", "at::Tensor::nelement",
        "at::Tensor::untyped_storage", "at::Tensor::numpy",
        "at::Tensor::dim_order", "at::Tensor::view_as"}));
+  // The function forms of the tensor views the default policy allows as
+  // methods (`torch.squeeze(x)` is `x.squeeze()`).
+  Rs.push_back(rule(
+      "python-torch-views", Allow, "", "PyTorch",
+      {"torch::squeeze", "torch::unsqueeze", "torch::reshape",
+       "torch::flatten", "torch::unflatten", "torch::permute",
+       "torch::transpose", "torch::t", "torch::narrow", "torch::select",
+       "torch::chunk", "torch::split", "torch::unbind", "torch::as_strided",
+       "torch::view_as_real", "torch::view_as_complex", "torch::movedim",
+       "torch::swapaxes", "torch::swapdims"}));
   Rs.push_back(rule("python-side-stream", Allow, "", "PyTorch",
                     {"torch::cuda::Stream", "torch::cuda::stream",
                      "torch::cuda::current_stream", "torch::cuda::Event"}));

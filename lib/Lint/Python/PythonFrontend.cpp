@@ -49,9 +49,12 @@ struct Ref {
     ExtFunction,  ///< S: extension index, Member: function name
     TorchLayer,   ///< S: dotted class name of a torch.nn layer instance
     TritonKernel, ///< S: function key
-    Tensor,
+    Tensor,       ///< known to be a tensor
+    MaybeTensor,  ///< an untyped parameter nothing shows to be a tensor
+    OwnExternal,  ///< S: dotted name in the submission's own package
     Stream,
     SelfObj,
+    AutogradCtx,  ///< `ctx` of a torch.autograd.Function method
   } K = None;
   std::string S;
   std::string Member;
@@ -70,6 +73,10 @@ struct PyFunc {
   std::vector<PyNode> Decorators;
   bool Triton = false;
   bool Module = false; ///< defined at module level
+  bool Static = false; ///< @staticmethod: no `self`
+  /// Parameters promoted to tensors because a caller passes a tensor, and
+  /// those a caller passes a tensor or an unknown value.
+  std::set<std::string> TensorParams, TensorishArgs;
 };
 
 struct PyClass {
@@ -147,11 +154,83 @@ bool torchReturnsNonTensor(StringRef Q) {
          Q.starts_with("torch.backends.") || Q.starts_with("torch.ops.load");
 }
 
+/// The operator of a binary, unary or comparison node (the first of a
+/// chained comparison): `+`, `not in`, `is not`.
+static StringRef operatorOf(PyNode N) {
+  if (!N.is("comparison_operator"))
+    return N.field("operator").text();
+  for (unsigned I = 0, E = N.numChildren(); I < E; ++I)
+    if (!N.child(I).isNamed())
+      return N.child(I).text();
+  return {};
+}
+
+static bool identityOrMembership(StringRef Op) {
+  return Op.starts_with("is") || Op.starts_with("in") ||
+         Op.starts_with("not");
+}
+
+class PythonModelBuilder;
+
+/// Modules of the submission's own package that its imports name, read
+/// from disk and built into the same model (each once).
+struct OwnModule {
+  std::string Path;
+  std::unique_ptr<PySyntaxTree> Tree;
+  std::unique_ptr<PythonModelBuilder> B;
+};
+struct OwnModules {
+  std::map<std::string, std::unique_ptr<OwnModule>> ByName; ///< null: none
+  unsigned Budget = 32; ///< modules read at most
+};
+
+/// Where the file's package is: \p Root is the directory dotted module
+/// names start from, \p Package the file's own package (`pkg.ops`), empty
+/// for a file outside a package. Packages are directories with
+/// `__init__.py`, or those below a `src/` directory.
+static void findPackage(StringRef Abs, std::string &Root,
+                        std::string &Package) {
+  SmallString<256> D = sys::path::parent_path(Abs);
+  std::vector<std::string> Parts;
+  for (unsigned I = 0; I < 16; ++I) {
+    SmallString<256> Init = D;
+    sys::path::append(Init, "__init__.py");
+    if (!sys::fs::exists(Init) || sys::path::parent_path(D) == D)
+      break;
+    Parts.push_back(sys::path::filename(D).str());
+    D = sys::path::parent_path(D);
+  }
+  if (Parts.empty()) {
+    // src/<pkg>/... without __init__.py (namespace packages).
+    SmallString<256> E = sys::path::parent_path(Abs);
+    std::vector<std::string> Up;
+    for (unsigned I = 0; I < 6 && sys::path::parent_path(E) != E; ++I) {
+      if (sys::path::filename(E) == "src" && !Up.empty()) {
+        Parts = Up;
+        D = E;
+        break;
+      }
+      Up.push_back(sys::path::filename(E).str());
+      E = sys::path::parent_path(E);
+    }
+  }
+  Root = std::string(D);
+  Package.clear();
+  for (auto It = Parts.rbegin(); It != Parts.rend(); ++It)
+    Package += (Package.empty() ? "" : ".") + *It;
+}
+
 class PythonModelBuilder {
 public:
   PythonModelBuilder(StringRef File, StringRef AbsFile, const PySyntaxTree &T,
-                     Model &M, PythonFacts &Facts)
-      : File(File), Abs(AbsFile), T(T), M(M), Facts(Facts) {}
+                     Model &M, PythonFacts &Facts, OwnModules &Own,
+                     std::string Prefix = "")
+      : File(File), Abs(AbsFile), T(T), M(M), Facts(Facts), Own(Own),
+        Prefix(std::move(Prefix)) {
+    findPackage(Abs, OwnRoot, Package);
+    if (!Package.empty())
+      OwnTops.insert(StringRef(Package).split('.').first);
+  }
 
   void scanModule();
   std::vector<ExtensionInfo> &extensions() { return Exts; }
@@ -163,6 +242,8 @@ public:
   bool HarnessEntry = false;
   void chooseEntries(const std::vector<std::string> &Names,
                      std::vector<std::string> &Errors);
+  /// Entries named with --entry (their parameters are tensors).
+  std::vector<std::string> EntryNames;
 
 private:
   // ---- module scan
@@ -186,7 +267,20 @@ private:
     std::set<std::string> Globals; ///< names declared `global`
     bool Dead = false;
     bool Init = false; ///< __init__: attribute writes are setup
+    bool ReturnsTensor = false;
+    std::set<std::string> TensorParams; ///< parameters bound as tensors
   };
+  struct PyParam {
+    std::string Name;
+    bool Receiver = false; ///< `self`, `cls`, an autograd `ctx`
+    bool Tensor = false;   ///< annotated as a tensor
+    bool NonTensor = false; ///< annotated or defaulted as a scalar
+  };
+  std::vector<PyParam> params(const PyFunc &F);
+  bool isAutogradFunction(const std::string &Class, unsigned Depth = 0);
+  std::set<std::string> tensorUses(PyNode Body);
+  void recordArgs(const std::string &Callee, PyNode Args, FnState &St);
+  bool Promoted = false; ///< a pass promoted a parameter to a tensor
   Ref resolve(PyNode N, FnState &St);
   Ref resolveAttr(const Ref &Obj, StringRef Attr, FnState &St);
   Ref classMember(const std::string &Class, StringRef Name, unsigned Depth = 0);
@@ -205,6 +299,48 @@ private:
   const PySyntaxTree &T;
   Model &M;
   PythonFacts &Facts;
+  OwnModules &Own;
+  /// For a module read because the submission imports it: its dotted name
+  /// and a dot, which prefixes its functions' names and keys.
+  std::string Prefix;
+  std::string OwnRoot, Package;
+  StringSet<> OwnTops; ///< top-level names of the own package's modules
+  bool isOwn(StringRef Q) const {
+    return !Q.empty() && OwnTops.count(Q.split('.').first);
+  }
+  /// A script outside a package imports the modules next to it by their
+  /// plain names (`from helpers import f` with helpers.py beside it).
+  void noteSibling(StringRef Module) {
+    StringRef Top = Module.split('.').first;
+    SmallString<256> P(OwnRoot);
+    sys::path::append(P, Top + ".py");
+    SmallString<256> Q(OwnRoot);
+    sys::path::append(Q, Top, "__init__.py");
+    if (sys::fs::exists(P) || sys::fs::exists(Q))
+      OwnTops.insert(Top);
+  }
+  /// A function of an own module by dotted name (`pkg.ops.utils.f`).
+  Ref lookupOwn(StringRef Q, unsigned Depth = 0);
+  OwnModule *loadOwn(const std::string &Module);
+  std::string funcName(const std::string &Key) {
+    auto It = Funcs.find(Key);
+    if (It != Funcs.end())
+      return It->second.Name;
+    auto MI = M.Functions.find(Key);
+    return MI != M.Functions.end() && !MI->second.Name.empty()
+               ? MI->second.Name
+               : Key;
+  }
+
+public:
+  /// Reads the modules the imports name (after scanModule).
+  void loadOwnModules();
+  /// Drops the functions of read modules that this file's functions never
+  /// reach: another file's unused kernels are not this file's.
+  void pruneOwnModules();
+  bool Followed = false; ///< a module read for its functions only
+
+private:
   StringMap<std::string> Aliases;
   StringMap<std::vector<PyString>> Consts;
   std::map<std::string, Ref> ModuleVars;
@@ -250,8 +386,12 @@ void PythonModelBuilder::scanImports(PyNode N) {
         // `import torch.nn.functional` binds `torch`.
         StringRef Root = C.text().split('.').first;
         Aliases[Root] = Root.str();
+        if (Package.empty())
+          noteSibling(C.text());
       } else if (C.is("aliased_import")) {
         Aliases[C.field("alias").text()] = C.field("name").text().str();
+        if (Package.empty())
+          noteSibling(C.field("name").text());
       }
     }
     return;
@@ -259,6 +399,31 @@ void PythonModelBuilder::scanImports(PyNode N) {
   if (N.is("import_from_statement")) {
     PyNode Mod = N.field("module_name");
     std::string Base = Mod.text().str();
+    if (Mod.is("relative_import")) {
+      // `from .utils import f`, `from .. import ops`: the own package.
+      StringRef Rel = Mod.text();
+      size_t Dots = Rel.find_first_not_of('.');
+      if (Dots == StringRef::npos)
+        Dots = Rel.size();
+      StringRef Rest = Rel.drop_front(Dots).trim();
+      SmallVector<StringRef, 8> Pkg;
+      if (!Package.empty())
+        StringRef(Package).split(Pkg, '.');
+      for (size_t I = 1; I < Dots && !Pkg.empty(); ++I)
+        Pkg.pop_back();
+      Base = join(Pkg, ".");
+      if (!Rest.empty())
+        Base += (Base.empty() ? "" : ".") + Rest.str();
+      if (!Base.empty())
+        OwnTops.insert(StringRef(Base).split('.').first);
+      else // `from . import x` outside a package: x is a sibling module
+        for (PyNode C : N.namedChildren())
+          if (!(C == Mod))
+            OwnTops.insert(
+                (C.is("aliased_import") ? C.field("name") : C).text());
+    } else if (Package.empty()) {
+      noteSibling(Base);
+    }
     for (unsigned I = 0, E = N.numNamed(); I < E; ++I) {
       PyNode C = N.named(I);
       if (C == Mod)
@@ -279,7 +444,7 @@ void PythonModelBuilder::addFunction(PyNode Def, std::vector<PyNode> Decorators,
                                      const std::string &Class) {
   PyFunc F;
   std::string Name = Def.field("name").text().str();
-  F.Name = Class.empty() ? Name : Class + "." + Name;
+  F.Name = Prefix + (Class.empty() ? Name : Class + "." + Name);
   F.Key = "py:" + F.Name;
   F.Class = Class;
   F.Def = Def;
@@ -287,6 +452,8 @@ void PythonModelBuilder::addFunction(PyNode Def, std::vector<PyNode> Decorators,
   F.Module = Class.empty();
   for (PyNode D : F.Decorators) {
     PyNode E = D.numNamed() ? D.named(0) : PyNode();
+    if (E.text() == "staticmethod")
+      F.Static = true;
     std::string Q = qualifiedOf(E);
     if (Q == "triton.jit" || Q == "triton.autotune" ||
         Q == "triton.heuristics" || Q == "triton.runtime.jit.jit")
@@ -597,7 +764,104 @@ void PythonModelBuilder::scanModule() {
     for (PyNode C : N.namedChildren())
       Overrides(C);
   };
-  Overrides(Root);
+  if (!Followed)
+    Overrides(Root);
+}
+
+OwnModule *PythonModelBuilder::loadOwn(const std::string &Module) {
+  auto It = Own.ByName.find(Module);
+  if (It != Own.ByName.end())
+    return It->second.get(); // read already (or being read, or none)
+  Own.ByName[Module] = nullptr;
+  SmallString<256> P(OwnRoot);
+  for (StringRef Part : split(Module, '.'))
+    sys::path::append(P, Part);
+  SmallString<256> File = P, Init = P;
+  File += ".py";
+  sys::path::append(Init, "__init__.py");
+  std::string Path = sys::fs::exists(File)   ? std::string(File)
+                     : sys::fs::exists(Init) ? std::string(Init)
+                                             : std::string();
+  if (Path.empty() || Path == Abs || !Own.Budget)
+    return nullptr;
+  --Own.Budget;
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(Path);
+  if (!Buf)
+    return nullptr;
+  Expected<std::unique_ptr<PySyntaxTree>> Tree =
+      PySyntaxTree::parse((*Buf)->getBuffer().str());
+  if (!Tree) {
+    consumeError(Tree.takeError());
+    return nullptr;
+  }
+  auto Mod = std::make_unique<OwnModule>();
+  Mod->Path = Path;
+  Mod->Tree = std::move(*Tree);
+  Mod->B = std::make_unique<PythonModelBuilder>(
+      Mod->Path, Mod->Path, *Mod->Tree, M, Facts, Own, Module + ".");
+  Mod->B->Followed = true;
+  OwnModule *Raw = Mod.get();
+  Own.ByName[Module] = std::move(Mod);
+  Raw->B->scanModule();
+  Raw->B->loadOwnModules();
+  Raw->B->buildFunctions();
+  return Raw;
+}
+
+void PythonModelBuilder::loadOwnModules() {
+  for (auto &KV : Aliases) {
+    StringRef Q = KV.second;
+    if (!isOwn(Q))
+      continue;
+    // The module is the alias itself or its parent (`from m import f`).
+    if (!loadOwn(Q.str()) && Q.contains('.'))
+      loadOwn(Q.rsplit('.').first.str());
+  }
+}
+
+void PythonModelBuilder::pruneOwnModules() {
+  std::set<std::string> Seen;
+  std::vector<std::string> Work;
+  for (auto &KV : Funcs)
+    Work.push_back(KV.first);
+  while (!Work.empty()) {
+    std::string K = std::move(Work.back());
+    Work.pop_back();
+    if (!Seen.insert(K).second)
+      continue;
+    auto It = M.Functions.find(K);
+    if (It == M.Functions.end())
+      continue;
+    for (const Site &S : It->second.Sites)
+      if (!S.Key.empty())
+        Work.push_back(S.Key);
+  }
+  for (auto &Mod : Own.ByName)
+    if (Mod.second)
+      for (auto &KV : Mod.second->B->Funcs)
+        if (!Seen.count(KV.first))
+          M.Functions.erase(KV.first);
+}
+
+Ref PythonModelBuilder::lookupOwn(StringRef Q, unsigned Depth) {
+  Ref Unknown = Ref::of(Ref::OwnExternal, Q.str());
+  if (Depth > 8 || !Q.contains('.'))
+    return Unknown;
+  auto [Module, Name] = Q.rsplit('.');
+  auto It = Own.ByName.find(Module.str());
+  if (It == Own.ByName.end() || !It->second)
+    return Unknown;
+  PythonModelBuilder &B = *It->second->B;
+  auto MF = B.ModuleFuncs.find(Name);
+  if (MF != B.ModuleFuncs.end())
+    return Ref::of(B.Funcs[MF->second].Triton ? Ref::TritonKernel
+                                              : Ref::OwnFunction,
+                   MF->second);
+  // Re-exported: `from .utils import f` in the package's __init__.py.
+  auto A = B.Aliases.find(Name);
+  if (A != B.Aliases.end() && B.isOwn(A->second) && A->second != Q)
+    return B.lookupOwn(A->second, Depth + 1);
+  return Unknown;
 }
 
 void PythonModelBuilder::checkModuleOverride(PyNode Target, PyNode Value) {
@@ -653,6 +917,8 @@ Ref PythonModelBuilder::resolveAttr(const Ref &Obj, StringRef Attr,
   switch (Obj.K) {
   case Ref::Qualified:
     return Ref::of(Ref::Qualified, Obj.S + "." + Attr.str());
+  case Ref::OwnExternal:
+    return lookupOwn(Obj.S + "." + Attr.str());
   case Ref::Extension:
     return Ref::of(Ref::ExtFunction, Obj.S, Attr.str());
   case Ref::OwnClass:
@@ -671,10 +937,15 @@ Ref PythonModelBuilder::resolveAttr(const Ref &Obj, StringRef Attr,
       return Ref::of(Ref::Tensor);
     return {};
   case Ref::Tensor:
+  case Ref::MaybeTensor:
     if (oneOf(Attr, NonTensorAttrs))
       return {};
     if (Attr == "T" || Attr == "mT" || Attr == "H" || Attr == "mH" ||
         Attr == "data" || Attr == "real" || Attr == "imag")
+      return Ref::of(Obj.K);
+    return {};
+  case Ref::AutogradCtx:
+    if (Attr == "saved_tensors")
       return Ref::of(Ref::Tensor);
     return {};
   default:
@@ -706,8 +977,11 @@ Ref PythonModelBuilder::resolve(PyNode N, FnState &St) {
     if (MV != ModuleVars.end())
       return MV->second;
     auto A = Aliases.find(Name);
-    if (A != Aliases.end())
+    if (A != Aliases.end()) {
+      if (isOwn(A->second))
+        return lookupOwn(A->second);
       return Ref::of(Ref::Qualified, A->second);
+    }
     if (Consts.count(Name))
       return {};
     // A builtin (open, exec, getattr, ...).
@@ -730,14 +1004,23 @@ Ref PythonModelBuilder::resolve(PyNode N, FnState &St) {
   }
   if (Ty == "subscript") {
     Ref V = resolve(N.field("value"), St);
-    if (V.K == Ref::Tensor)
+    if (V.K == Ref::Tensor || V.K == Ref::MaybeTensor)
       return V;
     return {};
   }
-  if (Ty == "binary_operator" || Ty == "unary_operator") {
-    for (PyNode C : N.namedChildren())
-      if (resolve(C, St).K == Ref::Tensor)
+  if (Ty == "binary_operator" || Ty == "unary_operator" ||
+      Ty == "comparison_operator") {
+    if (Ty == "comparison_operator" && identityOrMembership(operatorOf(N)))
+      return {};
+    bool Maybe = false;
+    for (PyNode C : N.namedChildren()) {
+      Ref::Kind K = resolve(C, St).K;
+      if (K == Ref::Tensor)
         return Ref::of(Ref::Tensor);
+      Maybe |= K == Ref::MaybeTensor;
+    }
+    if (Maybe && Ty != "comparison_operator")
+      return Ref::of(Ref::MaybeTensor);
     return {};
   }
   if (Ty == "conditional_expression") {
@@ -794,7 +1077,10 @@ Ref PythonModelBuilder::resolve(PyNode N, FnState &St) {
             return R;
         return std::nullopt;
       };
-      if (auto Ext = Find(Funcs[C.S].Def.field("body")))
+      auto FIt = Funcs.find(C.S);
+      if (FIt == Funcs.end())
+        return {};
+      if (auto Ext = Find(FIt->second.Def.field("body")))
         return Ref::of(Ref::Extension, std::to_string(*Ext));
       return {};
     }
@@ -804,7 +1090,8 @@ Ref PythonModelBuilder::resolve(PyNode N, FnState &St) {
     if (Fn.is("attribute")) {
       Ref Obj = resolve(Fn.field("object"), St);
       StringRef Meth = Fn.field("attribute").text();
-      if (Obj.K == Ref::Tensor && !oneOf(Meth, NonTensorMethods))
+      if ((Obj.K == Ref::Tensor || Obj.K == Ref::MaybeTensor) &&
+          !oneOf(Meth, NonTensorMethods))
         return Ref::of(Ref::Tensor);
     }
     return {};
@@ -835,7 +1122,7 @@ void PythonModelBuilder::visitCall(PyNode Call, FnState &St) {
   if (Fn.is("subscript")) {
     Ref K = resolve(Fn.field("value"), St);
     if (K.K == Ref::TritonKernel) {
-      addSite(St, Call, SiteKind::Launch, Funcs[K.S].Name, K.S);
+      addSite(St, Call, SiteKind::Launch, funcName(K.S), K.S);
       return;
     }
   }
@@ -849,6 +1136,27 @@ void PythonModelBuilder::visitCall(PyNode Call, FnState &St) {
   } else {
     C = resolve(Fn, St);
   }
+  // X.apply(...) of an own torch.autograd.Function runs its forward (and,
+  // under autograd, its backward).
+  if (C.K == Ref::None && Fn.is("attribute") &&
+      Fn.field("attribute").text() == "apply") {
+    Ref Cls = resolve(Fn.field("object"), St);
+    if (Cls.K == Ref::OwnClass && isAutogradFunction(Cls.S)) {
+      for (StringRef Meth : {"forward", "backward"}) {
+        Ref R = classMember(Cls.S, Meth);
+        if (R.K != Ref::OwnFunction)
+          continue;
+        addSite(St, Call, SiteKind::Call, Funcs[R.S].Name, R.S);
+        if (Meth == "forward")
+          recordArgs(R.S, Call.field("arguments"), St);
+      }
+      return;
+    }
+  }
+  // A function of the submission's own package that was not read (or is
+  // not a function there): own code, not a library's.
+  if (C.K == Ref::OwnExternal)
+    return;
   if (C.K == Ref::Qualified) {
     StringRef Q = C.S;
     if (Q == "torch.cuda.Stream" || Q == "torch.cuda.streams.Stream" ||
@@ -867,7 +1175,8 @@ void PythonModelBuilder::visitCall(PyNode Call, FnState &St) {
   }
   switch (C.K) {
   case Ref::OwnFunction:
-    addSite(St, Call, SiteKind::Call, Funcs[C.S].Name, C.S);
+    addSite(St, Call, SiteKind::Call, funcName(C.S), C.S);
+    recordArgs(C.S, Call.field("arguments"), St);
     return;
   case Ref::TritonKernel:
     // Calling a @triton.jit function directly (not through [grid]) from
@@ -887,8 +1196,10 @@ void PythonModelBuilder::visitCall(PyNode Call, FnState &St) {
     Ref Fwd = classMember(C.S, "forward");
     if (Fwd.K != Ref::OwnFunction)
       Fwd = classMember(C.S, "__call__");
-    if (Fwd.K == Ref::OwnFunction)
+    if (Fwd.K == Ref::OwnFunction) {
       addSite(St, Call, SiteKind::Call, Funcs[Fwd.S].Name, Fwd.S);
+      recordArgs(Fwd.S, Call.field("arguments"), St);
+    }
     return;
   }
   case Ref::ExtFunction: {
@@ -911,7 +1222,8 @@ void PythonModelBuilder::visitCall(PyNode Call, FnState &St) {
     Ref Obj = resolve(Fn.field("object"), St);
     if (Meth == "synchronize" || Meth == "wait_stream" || Meth == "wait_event")
       St.PF->Joins = true;
-    if (Obj.K == Ref::Tensor && !oneOf(Meth, ContainerMethods))
+    if ((Obj.K == Ref::Tensor || Obj.K == Ref::MaybeTensor) &&
+        !oneOf(Meth, ContainerMethods))
       addSite(St, Call, SiteKind::Call, ("at::Tensor::" + Meth).str());
     // A cache written through a method: CACHE.update(...), self.c.append(x)
     if (!St.Init && oneOf(Meth, ContainerMethods) &&
@@ -990,6 +1302,14 @@ void PythonModelBuilder::visitAssign(PyNode N, FnState &St) {
     if (LV.K == Ref::Tensor || resolve(R, St).K == Ref::Tensor)
       addSite(St, N, SiteKind::Call,
               ("at::Tensor::operator" + N.field("operator").text()).str());
+  } else if (L && L.is("subscript") && R &&
+             resolve(L.field("value"), St).K == Ref::Tensor) {
+    // `out[...] = x` copies into the tensor (`out[mask] = 0` fills it).
+    PyNode V = R.is("unary_operator") ? R.named(0) : R;
+    bool Fill = V.is("integer") || V.is("float") || V.is("true") ||
+                V.is("false");
+    addSite(St, L, SiteKind::Call,
+            Fill ? "at::Tensor::fill_" : "at::Tensor::copy_");
   }
   checkStateWrite(L, R, St, Augmented);
   if (!R)
@@ -1058,19 +1378,14 @@ void PythonModelBuilder::walk(PyNode N, FnState &St) {
   }
   if (Ty == "binary_operator" || Ty == "comparison_operator" ||
       Ty == "unary_operator") {
+    // Compute only with an operand known to be a tensor; `is`, `in` (and
+    // their negations) test identity and membership, never tensor values.
+    StringRef Op = operatorOf(N);
     bool Tensor = false;
-    for (PyNode C : N.namedChildren())
-      Tensor |= resolve(C, St).K == Ref::Tensor;
+    if (!identityOrMembership(Op))
+      for (PyNode C : N.namedChildren())
+        Tensor |= resolve(C, St).K == Ref::Tensor;
     if (Tensor) {
-      StringRef Op;
-      if (Ty == "comparison_operator") {
-        // The operator is the first anonymous child.
-        for (unsigned I = 0, E = N.numChildren(); I < E && Op.empty(); ++I)
-          if (!N.child(I).isNamed())
-            Op = N.child(I).text();
-      } else {
-        Op = N.field("operator").text();
-      }
       PyNode At = N.field("operator");
       addSite(St, At ? At : N, SiteKind::Call, operatorName(Op));
     }
@@ -1079,12 +1394,148 @@ void PythonModelBuilder::walk(PyNode N, FnState &St) {
     return;
   }
   if (Ty == "return_statement" || Ty == "yield") {
-    for (PyNode C : N.namedChildren())
+    for (PyNode C : N.namedChildren()) {
+      std::vector<PyNode> Vals = C.is("expression_list") || C.is("tuple")
+                                     ? C.namedChildren()
+                                     : std::vector<PyNode>{C};
+      for (PyNode V : Vals)
+        St.ReturnsTensor |= resolve(V, St).K == Ref::Tensor;
       walk(C, St);
+    }
     return;
   }
   for (PyNode C : N.namedChildren())
     walk(C, St);
+}
+
+bool PythonModelBuilder::isAutogradFunction(const std::string &Class,
+                                            unsigned Depth) {
+  auto It = Classes.find(Class);
+  if (It == Classes.end() || Depth > 8)
+    return false;
+  for (const std::string &Q : It->second.QualBases)
+    if (StringRef(Q).ends_with("autograd.Function"))
+      return true;
+  for (const std::string &B : It->second.Bases)
+    if (isAutogradFunction(B, Depth + 1))
+      return true;
+  return false;
+}
+
+/// Scalar annotations: `int`, `Optional[int]`, `tl.constexpr`,
+/// `torch.dtype`, containers of anything but tensors.
+static bool scalarAnnotation(StringRef Ty) {
+  Ty = Ty.trim();
+  for (StringRef P : {"typing.", "Optional[", "Union["})
+    Ty.consume_front(P);
+  static const char *const Scalars[] = {
+      "int",       "float",         "str",          "bool",
+      "complex",   "bytes",         "tl.constexpr", "constexpr",
+      "triton.language.constexpr", "torch.dtype", "torch.device", "dtype",
+      "device",    "list",          "List",         "dict",
+      "Dict",      "tuple",         "Tuple",        "Sequence",
+      "set",       "Set",           "Iterable",     "torch.Size"};
+  for (const char *S : Scalars) {
+    size_t L = strlen(S);
+    if (Ty.starts_with(S) &&
+        (Ty.size() == L || !(isAlnum(Ty[L]) || Ty[L] == '_')))
+      return true;
+  }
+  return false;
+}
+
+std::vector<PythonModelBuilder::PyParam>
+PythonModelBuilder::params(const PyFunc &F) {
+  std::vector<PyParam> Out;
+  bool ReceiverFirst =
+      !F.Class.empty() && (!F.Static || isAutogradFunction(F.Class));
+  for (PyNode P : F.Def.field("parameters").namedChildren()) {
+    PyParam Pa;
+    PyNode Id = P;
+    if (P.is("typed_parameter") || P.is("typed_default_parameter") ||
+        P.is("default_parameter")) {
+      Id = P.is("typed_parameter") ? P.named(0) : P.field("name");
+      StringRef Ty = P.field("type").text();
+      Pa.Tensor = Ty.contains("Tensor");
+      Pa.NonTensor = !Pa.Tensor && !Ty.empty() && scalarAnnotation(Ty);
+      PyNode Def = P.field("value");
+      if (Def && Def.is("unary_operator"))
+        Def = Def.named(0);
+      if (!Pa.Tensor && Def &&
+          (Def.is("integer") || Def.is("float") || Def.is("string") ||
+           Def.is("true") || Def.is("false") || Def.is("tuple") ||
+           Def.is("list")))
+        Pa.NonTensor = true;
+    }
+    if (!Id.is("identifier"))
+      continue; // *args, **kwargs, `*`, `/`
+    Pa.Name = Id.text().str();
+    Pa.Receiver = Out.empty() && ReceiverFirst;
+    Out.push_back(std::move(Pa));
+  }
+  return Out;
+}
+
+/// The names used as tensors in \p Body: `x.shape`, `x.stride(0)`,
+/// `x.contiguous()`, ... (an int or a list has none of these).
+std::set<std::string> PythonModelBuilder::tensorUses(PyNode Body) {
+  static const char *const Evidence[] = {
+      "contiguous", "view",     "reshape",   "cuda",      "cpu",
+      "half",       "bfloat16", "T",         "mT",        "transpose",
+      "permute",    "unsqueeze", "squeeze",  "expand",    "expand_as",
+      "flatten",    "clone",    "copy_",     "zero_",     "fill_",
+      "view_as",    "new_empty", "new_zeros", "is_contiguous", "data_ptr",
+      "numel",      "stride",   "dim",       "ndim",      "shape",
+      "dtype",      "device",   "element_size", "is_cuda", "storage_offset",
+      "untyped_storage", "requires_grad", "nelement", "ndimension"};
+  std::set<std::string> Out;
+  std::function<void(PyNode)> Scan = [&](PyNode N) {
+    if (N.is("attribute") && N.field("object").is("identifier") &&
+        oneOf(N.field("attribute").text(), Evidence))
+      Out.insert(N.field("object").text().str());
+    for (PyNode C : N.namedChildren())
+      Scan(C);
+  };
+  Scan(Body);
+  return Out;
+}
+
+/// A call of an own function: a tensor argument makes the parameter a
+/// tensor (a fixpoint over the passes of buildFunctions).
+void PythonModelBuilder::recordArgs(const std::string &Callee, PyNode Args,
+                                    FnState &St) {
+  auto FIt = Funcs.find(Callee);
+  if (FIt == Funcs.end() || !Args.is("argument_list"))
+    return;
+  PyFunc &F = FIt->second;
+  std::vector<PyParam> Ps = params(F);
+  if (!Ps.empty() && Ps.front().Receiver)
+    Ps.erase(Ps.begin());
+  size_t Pos = 0;
+  bool Splat = false;
+  for (PyNode A : Args.namedChildren()) {
+    std::string Name;
+    PyNode V = A;
+    if (A.is("comment"))
+      continue;
+    if (A.is("list_splat") || A.is("dictionary_splat")) {
+      Splat = true;
+      continue;
+    }
+    if (A.is("keyword_argument")) {
+      Name = A.field("name").text().str();
+      V = A.field("value");
+    } else if (!Splat && Pos < Ps.size()) {
+      Name = Ps[Pos++].Name;
+    } else {
+      continue;
+    }
+    Ref R = resolve(V, St);
+    if (R.K == Ref::Tensor || R.K == Ref::MaybeTensor)
+      F.TensorishArgs.insert(Name);
+    if (R.K == Ref::Tensor && F.TensorParams.insert(Name).second)
+      Promoted = true;
+  }
 }
 
 void PythonModelBuilder::walkFunction(PyFunc &F) {
@@ -1105,53 +1556,89 @@ void PythonModelBuilder::walkFunction(PyFunc &F) {
   if (!F.Class.empty())
     St.Class = &Classes[F.Class];
   St.Init = StringRef(F.Name).ends_with(".__init__");
-  PyNode Params = F.Def.field("parameters");
+  bool Autograd = !F.Class.empty() && isAutogradFunction(F.Class);
+  // The parameters a harness passes tensors in are tensors: those of
+  // `forward`/`backward` methods and of the named or harness entries. Other
+  // untyped parameters are tensors once the body uses them as tensors or a
+  // caller passes a tensor; until then operators on them are not compute.
+  StringRef Simple = StringRef(F.Name).rsplit('.').second;
+  if (Simple.empty())
+    Simple = F.Name;
+  bool HarnessParams =
+      (!F.Class.empty() && (Simple == "forward" || Simple == "backward")) ||
+      (F.Module && Simple == "custom_kernel") ||
+      llvm::is_contained(EntryNames, F.Name) ||
+      llvm::is_contained(EntryNames, Simple.str());
+  std::set<std::string> Used = tensorUses(F.Def.field("body"));
   bool First = true;
-  for (PyNode P : Params.namedChildren()) {
-    PyNode Id = P;
-    bool NonTensor = false;
-    if (P.is("typed_parameter") || P.is("typed_default_parameter") ||
-        P.is("default_parameter")) {
-      Id = P.is("typed_parameter") ? P.named(0) : P.field("name");
-      StringRef Ty = P.field("type").text();
-      NonTensor = Ty == "int" || Ty == "float" || Ty == "str" ||
-                  Ty == "bool" || Ty.starts_with("list") ||
-                  Ty.starts_with("dict");
-      PyNode Def = P.field("value");
-      if (Def && (Def.is("integer") || Def.is("float") || Def.is("string") ||
-                  Def.is("true") || Def.is("false")))
-        NonTensor = true;
-    }
-    if (!Id.is("identifier"))
-      continue;
-    if (First && !F.Class.empty()) {
-      St.SelfName = Id.text().str();
+  for (const PyParam &P : params(F)) {
+    if (First && P.Receiver) {
       First = false;
+      if (Autograd && F.Static)
+        St.Locals[P.Name] = Ref::of(Ref::AutogradCtx);
+      else
+        St.SelfName = P.Name;
       continue;
     }
     First = false;
-    St.Locals[Id.text().str()] =
-        NonTensor ? Ref() : Ref::of(Ref::Tensor);
+    Ref V;
+    if (P.Tensor || (!P.NonTensor && (HarnessParams || Used.count(P.Name) ||
+                                      F.TensorParams.count(P.Name))))
+      V = Ref::of(Ref::Tensor), St.TensorParams.insert(P.Name);
+    else if (!P.NonTensor)
+      V = Ref::of(Ref::MaybeTensor);
+    St.Locals[P.Name] = V;
   }
   // Decorators of the function run with it: torch.compile, lru_cache.
+  std::optional<PyNode> Memo;
+  std::string MemoName;
   for (PyNode D : F.Decorators) {
     PyNode E = D.numNamed() ? D.named(0) : PyNode();
     std::string Q = qualifiedOf(E);
-    if (Q.empty())
+    if (Q.empty() || isOwn(Q))
       continue;
-    if (Q == "functools.lru_cache" || Q == "functools.cache")
-      St.PF->StateWrites.push_back(
-          {pos(D), cxxName(Q) + " on '" + F.Name + "'", "memoised result",
-           true});
-    else
+    if (Q == "functools.lru_cache" || Q == "functools.cache") {
+      Memo = D;
+      MemoName = Q;
+    } else {
       addSite(St, D, SiteKind::Call, cxxName(Q));
+    }
   }
   walk(F.Def.field("body"), St);
+  if (Memo) {
+    // Memoising can replay outputs only when the function takes or returns
+    // tensors (or a caller passes it tensors or unknown values); a cached
+    // device query or config lookup is state, not an output cache.
+    bool Risky = St.ReturnsTensor;
+    for (const PyParam &P : params(F)) {
+      if (P.Receiver)
+        continue;
+      if (St.TensorParams.count(P.Name) ||
+          (!P.NonTensor && F.TensorishArgs.count(P.Name)))
+        Risky = true;
+    }
+    St.PF->StateWrites.push_back({pos(*Memo),
+                                  cxxName(MemoName) + " on '" + F.Name + "'",
+                                  "memoised result", Risky});
+  }
 }
 
 void PythonModelBuilder::buildFunctions() {
-  for (auto &KV : Funcs)
-    walkFunction(KV.second);
+  // Passes until no caller promotes a parameter to a tensor; each pass
+  // rebuilds the Python functions' sites and facts.
+  size_t Pending = Facts.PendingSites.size();
+  for (unsigned Pass = 0; Pass < 4; ++Pass) {
+    Promoted = false;
+    Facts.PendingSites.resize(Pending);
+    for (auto &KV : Funcs) {
+      M.Functions[KV.first].Sites.clear();
+      Facts.Functions.erase(KV.first);
+    }
+    for (auto &KV : Funcs)
+      walkFunction(KV.second);
+    if (!Promoted)
+      break;
+  }
 }
 
 void PythonModelBuilder::linkExtensions() {
@@ -1364,8 +1851,11 @@ SubmissionResult atrex::lint::lintPythonFile(StringRef File, const Policy &P,
     Rendered += M.Errors.back() + "\n";
   }
 
-  PythonModelBuilder B(File, Abs, **Tree, M, Facts);
+  OwnModules Own;
+  PythonModelBuilder B(File, Abs, **Tree, M, Facts, Own);
+  B.EntryNames = Opts.Entries;
   B.scanModule();
+  B.loadOwnModules();
   // The extensions' C++ sources, parsed like .cu files.
   unsigned Index = 0;
   for (ExtensionInfo &E : B.extensions()) {
@@ -1413,6 +1903,7 @@ SubmissionResult atrex::lint::lintPythonFile(StringRef File, const Policy &P,
     }
   }
   B.buildFunctions();
+  B.pruneOwnModules();
   B.linkExtensions();
   std::vector<std::string> EntryErrors;
   B.chooseEntries(Opts.Entries, EntryErrors);
