@@ -29,8 +29,9 @@ public:
         Fd.Library = "static state";
         if (W.What == "memoised result")
           Fd.Message = "'" + W.Name +
-                       "' memoises results between calls of the entry and "
-                       "can cache outputs";
+                       "' memoises results between calls of the entry" +
+                       (W.Risky ? " and can cache outputs"
+                                : " (it takes and returns no tensors)");
         else
           Fd.Message = W.What + " '" + W.Name +
                        "' is written by the entry and keeps state between "

@@ -1,0 +1,1 @@
+from .ops.act import gelu_fast
