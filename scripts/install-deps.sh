@@ -25,6 +25,8 @@ DEBS=(
   chromium
   # HIP headers (HIP submissions are parsed with them; runtime HIP backend compiles against them)
   libamdhip64-dev
+  # rocPRIM headers (HIP kernels using block/warp primitives; headers only)
+  librocprim-dev
   # tree-sitter runtime (0.20.7, grammar ABI 13-14) for atrex-lint's Python front end
   libtree-sitter-dev
 )
@@ -50,6 +52,11 @@ $PY -c 'import yaml' 2>/dev/null || pip_need+=(pyyaml)
 if [ -z "${ATREX_SKIP_TORCH:-}" ]; then
   $PY -c 'import torch' 2>/dev/null || pip_need+=(torch)
 fi
+# CUTLASS/CuTe C++ headers (atrex-lint finds them in site-packages:
+# cutlass_library/source/include). Installed without its Python
+# dependencies: only the headers are used.
+cutlass_need=""
+$PY -c 'import importlib.util,sys; sys.exit(0 if importlib.util.find_spec("cutlass_library") else 1)' 2>/dev/null || cutlass_need=nvidia-cutlass
 if [ ${#pip_need[@]} -gt 0 ]; then
   echo "atrex: installing PyPI packages: ${pip_need[*]}"
   pip_flags=(--quiet --disable-pip-version-check)
@@ -62,6 +69,14 @@ if [ ${#pip_need[@]} -gt 0 ]; then
   $PY -m pip install "${pip_flags[@]}" "${pip_need[@]}"
 else
   echo "atrex: PyPI packages already installed"
+fi
+if [ -n "$cutlass_need" ]; then
+  echo "atrex: installing PyPI nvidia-cutlass (headers only, --no-deps)"
+  cut_flags=(--quiet --disable-pip-version-check --no-deps)
+  if $PY -c 'import os, sys, sysconfig; sys.exit(0 if os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")) and sys.prefix == sys.base_prefix else 1)'; then
+    cut_flags+=(--break-system-packages)
+  fi
+  $PY -m pip install "${cut_flags[@]}" nvidia-cutlass
 fi
 
 # The tree-sitter Python grammar (generated parser.c + scanner.c, ABI 14) and

@@ -45,6 +45,8 @@ if os.path.exists(lint):
         config.available_features.add("torch")
     if "(not found)" not in facts.get("hip-include", "(not found)"):
         config.available_features.add("hip")
+    if "(not found)" not in facts.get("cutlass-include", "(not found)"):
+        config.available_features.add("cutlass")
     cuda = facts.get("cuda", "")
     if "(not found)" not in cuda and cuda:
         config.substitutions.append(("%cuda_path", cuda))

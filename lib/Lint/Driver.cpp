@@ -94,6 +94,13 @@ static void findPython(Toolchain &TC) {
     return;
   if (exists(Lines[0] + "/Python.h"))
     TC.PythonInclude = Lines[0].str();
+  // CUTLASS/CuTe headers of PyPI nvidia-cutlass.
+  for (size_t I = 1; I < Lines.size() && TC.CutlassInclude.empty(); ++I) {
+    std::string Inc =
+        (Lines[I].trim() + "/cutlass_library/source/include").str();
+    if (exists(Inc + "/cutlass/cutlass.h"))
+      TC.CutlassInclude = Inc;
+  }
   if (!TC.TorchIncludes.empty())
     return;
   for (size_t I = 1; I < Lines.size(); ++I) {
@@ -117,12 +124,64 @@ std::string atrex::lint::defaultPCHDir() {
   return "";
 }
 
+namespace {
+struct BuiltinHeader {
+  const char *Path;
+  const char *Text;
+};
+const BuiltinHeader BuiltinHeaders[] = {
+#include "BuiltinHeaders.inc"
+};
+} // namespace
+
+/// Writes the built-in headers once into the cache (a directory named by
+/// their content, published by rename so parallel runs never see a partial
+/// file) and returns it; empty if no cache directory can be written.
+static std::string builtinHeaderDir() {
+  SHA256 H;
+  for (const BuiltinHeader &B : BuiltinHeaders) {
+    H.update(B.Path);
+    H.update(B.Text);
+  }
+  std::string Key = toHex(H.final(), /*LowerCase=*/true).substr(0, 16);
+  SmallString<256> Base(defaultPCHDir());
+  if (Base.empty())
+    return "";
+  sys::path::remove_filename(Base); // .../atrex/pch -> .../atrex
+  std::string Dir = (Base + "/headers-" + Key).str();
+  if (exists(Dir + "/.complete"))
+    return Dir;
+  std::string Tmp =
+      Dir + ".tmp" + std::to_string(sys::Process::getProcessId());
+  for (const BuiltinHeader &B : BuiltinHeaders) {
+    SmallString<256> P(Tmp);
+    sys::path::append(P, B.Path);
+    if (sys::fs::create_directories(sys::path::parent_path(P)))
+      return "";
+    std::error_code EC;
+    raw_fd_ostream OS(P, EC);
+    if (EC)
+      return "";
+    OS << B.Text;
+  }
+  { std::error_code EC; raw_fd_ostream OS(Tmp + "/.complete", EC); }
+  if (sys::fs::rename(Tmp, Dir)) {
+    sys::fs::remove_directories(Tmp);
+    if (!exists(Dir + "/.complete"))
+      return "";
+  }
+  return Dir;
+}
+
 const Toolchain &atrex::lint::detectToolchain() {
   static const Toolchain TC = [] {
     Toolchain T;
     T.CudaPath = findCuda();
     T.ResourceDir = ATREX_CLANG_RESOURCE_DIR;
     findPython(T);
+    if (const char *V = getenv("ATREX_CUTLASS_INCLUDE"))
+      T.CutlassInclude = V;
+    T.BuiltinHeaders = builtinHeaderDir();
     const char *Roots[] = {getenv("ROCM_PATH"), "/opt/rocm", "/usr"};
     for (const char *Root : Roots) {
       if (Root && exists(Twine(Root) + "/include/hip/hip_runtime.h")) {
@@ -137,13 +196,38 @@ const Toolchain &atrex::lint::detectToolchain() {
 
 enum class Lang { Cuda, Hip, Cxx };
 
+static std::string sourceText(StringRef File);
+
+/// HIP spelled in a .cpp or .cu file (HIP's own samples are .cpp files,
+/// hipify keeps .cu): it includes HIP's runtime and not CUDA's.
+static bool includesHipRuntime(StringRef Text) {
+  auto Includes = [&](StringRef Header) {
+    for (size_t At = Text.find(Header); At != StringRef::npos;
+         At = Text.find(Header, At + 1)) {
+      size_t LineStart = Text.rfind('\n', At);
+      StringRef Line = Text.slice(
+          LineStart == StringRef::npos ? 0 : LineStart + 1, At);
+      if (Line.trim().starts_with("#") && Line.contains("include"))
+        return true;
+    }
+    return false;
+  };
+  return (Includes("hip/hip_runtime.h") ||
+          Includes("hip/hip_runtime_api.h")) &&
+         !Includes("cuda_runtime.h") && !Includes("cuda_runtime_api.h") &&
+         !Includes("<cuda.h>");
+}
+
 static Lang languageOf(StringRef File) {
   StringRef Ext = sys::path::extension(File);
-  if (Ext == ".cu" || Ext == ".cuh")
-    return Lang::Cuda;
   if (Ext == ".hip")
     return Lang::Hip;
-  return Lang::Cxx;
+  bool Cuda = Ext == ".cu" || Ext == ".cuh";
+  if (Ext == ".ll" || Ext == ".bc" || Ext == ".py")
+    return Cuda ? Lang::Cuda : Lang::Cxx;
+  if (includesHipRuntime(sourceText(File)))
+    return Lang::Hip;
+  return Cuda ? Lang::Cuda : Lang::Cxx;
 }
 
 static void commonArguments(std::vector<std::string> &A, Lang L,
@@ -171,6 +255,12 @@ static void commonArguments(std::vector<std::string> &A, Lang L,
       A.push_back("-isystem" + TC.ResourceDir);
     if (!TC.HipInclude.empty() && TC.HipInclude != "/usr/include")
       A.push_back("-isystem" + TC.HipInclude);
+    // What clang's HIP wrapper would include first, and stand-ins for
+    // rocThrust headers that torch includes (lib/Lint/Headers/hip).
+    if (!TC.BuiltinHeaders.empty()) {
+      A.push_back("-include" + TC.BuiltinHeaders + "/hip/atrex_hip_prelude.h");
+      A.push_back("-idirafter" + TC.BuiltinHeaders + "/hip");
+    }
     break;
   case Lang::Cxx:
     A.insert(A.end(), {"-x", "c++"});
@@ -181,6 +271,8 @@ static void commonArguments(std::vector<std::string> &A, Lang L,
     }
     break;
   }
+  if (!TC.CutlassInclude.empty() && L != Lang::Hip)
+    A.push_back("-isystem" + TC.CutlassInclude);
   for (const std::string &I : TC.TorchIncludes)
     A.push_back("-isystem" + I);
   if (!TC.PythonInclude.empty())
@@ -246,6 +338,62 @@ atrex::lint::translateCommand(const std::vector<std::string> &In,
 // Running
 //===----------------------------------------------------------------------===//
 
+/// The include a "'x' file not found" message names.
+static StringRef missingInclude(StringRef Msg) {
+  size_t B = Msg.find('\'');
+  size_t E = Msg.find("' file not found");
+  if (B == StringRef::npos || E == StringRef::npos || E <= B)
+    return "";
+  return Msg.slice(B + 1, E);
+}
+
+/// What to do about a header that was not found, by whose header it is.
+static std::string missingHint(StringRef Msg) {
+  StringRef H = missingInclude(Msg);
+  const Toolchain &TC = detectToolchain();
+  if (H.starts_with("torch/") || H.starts_with("ATen/") ||
+      H.starts_with("c10/") || H == "Python.h" || H.starts_with("pybind11/"))
+    return "atrex-lint found no PyTorch headers: install PyPI torch, or set "
+           "ATREX_TORCH_INCLUDE, or pass -- -isystem <dir>";
+  if (H.starts_with("cutlass/") || H.starts_with("cute/"))
+    return TC.CutlassInclude.empty()
+               ? "atrex-lint found no CUTLASS headers: install PyPI "
+                 "nvidia-cutlass, or set ATREX_CUTLASS_INCLUDE"
+               : "not in the CUTLASS headers at " + TC.CutlassInclude +
+                     ": pass a newer CUTLASS after '--' as -isystem <dir>";
+  bool CudaHeader = H.starts_with("cuda_") || H == "cuda.h" ||
+                    H.starts_with("cuda/") || H.starts_with("cub/") ||
+                    H.starts_with("thrust/") || H.starts_with("cublas") ||
+                    H.starts_with("cudnn") || H.starts_with("cufft") ||
+                    H.starts_with("curand") || H.starts_with("cusparse") ||
+                    H.starts_with("cusolver") || H.starts_with("nvrtc") ||
+                    H.starts_with("cupti") || H.starts_with("nvtx") ||
+                    H.starts_with("mma.h") || H.starts_with("crt/");
+  if (CudaHeader)
+    return TC.CudaPath.empty()
+               ? "atrex-lint found no CUDA toolkit: set CUDA_PATH"
+               : "not in the CUDA toolkit at " + TC.CudaPath +
+                     ": a newer CUDA or CCCL may be needed (pass it after "
+                     "'--' as -isystem <dir>)";
+  if (H.starts_with("hip/"))
+    return TC.HipInclude.empty()
+               ? "atrex-lint found no HIP headers: set ROCM_PATH"
+               : "not in the HIP headers at " + TC.HipInclude +
+                     ": a newer ROCm may be needed (set ROCM_PATH)";
+  if (H.starts_with("hipcub/") || H.starts_with("rocprim/") ||
+      H.starts_with("rocblas") || H.starts_with("hipblas") ||
+      H.starts_with("rocsparse") || H.starts_with("hipsparse") ||
+      H.starts_with("rocfft") || H.starts_with("hipfft") ||
+      H.starts_with("rocrand") || H.starts_with("hiprand") ||
+      H.starts_with("miopen") || H.starts_with("rocsolver") ||
+      H.starts_with("hipsolver") || H.starts_with("rocthrust"))
+    return "a ROCm library's headers are not installed: install its -dev "
+           "package or set ROCM_PATH";
+  return "not found next to the file or in its project's include folders: "
+         "pass the directory after '--' as -I<dir>, or a compile database "
+         "with -p";
+}
+
 namespace {
 /// Renders compiler diagnostics and keeps the errors.
 class RecordingPrinter : public TextDiagnosticPrinter {
@@ -271,19 +419,8 @@ public:
     }
     std::string E = Where + "error: " + std::string(Msg);
     StringRef M = Msg;
-    if (M.ends_with("file not found")) {
-      if (M.contains("torch/") || M.contains("ATen/") ||
-          M.contains("Python.h"))
-        E += " (atrex-lint found no PyTorch headers: install PyPI torch, "
-             "or set ATREX_TORCH_INCLUDE, or pass -- -isystem <dir>)";
-      else if (M.contains("cuda") || M.contains("cub/") ||
-               M.contains("thrust/"))
-        E += " (atrex-lint found no CUDA toolkit: set CUDA_PATH)";
-      else if (M.contains("hip/"))
-        E += " (atrex-lint found no HIP headers: set ROCM_PATH)";
-      else
-        E += " (missing include directory: pass it after '--' as -I<dir>)";
-    }
+    if (M.ends_with("file not found"))
+      E += " (" + missingHint(M) + ")";
     Errors.push_back(std::move(E));
   }
 
@@ -499,7 +636,24 @@ public:
 
 private:
   void appendExtra(std::vector<std::string> &CL, StringRef File) const {
-    CL.insert(CL.end(), Extra.begin(), Extra.end());
+    // The user's include directories come before the ones atrex-lint found
+    // itself (the first -isystem holding a header wins); everything else is
+    // appended (a later -std or -D wins).
+    std::vector<std::string> Front, Back;
+    for (size_t I = 0; I < Extra.size(); ++I) {
+      StringRef A = Extra[I];
+      bool Inc = A.starts_with("-I") || A.starts_with("-isystem") ||
+                 A.starts_with("-iquote") || A.starts_with("-idirafter");
+      std::vector<std::string> &To = Inc ? Front : Back;
+      To.push_back(Extra[I]);
+      if (Inc && (A == "-I" || A == "-isystem" || A == "-iquote" ||
+                  A == "-idirafter") &&
+          I + 1 < Extra.size())
+        To.push_back(Extra[++I]);
+    }
+    CL.insert(CL.empty() ? CL.end() : CL.begin() + 1, Front.begin(),
+              Front.end());
+    CL.insert(CL.end(), Back.begin(), Back.end());
     if (PCH) {
       std::string Prefix = PCHCache::heavyPrefix(File);
       if (!Prefix.empty()) {
@@ -517,10 +671,234 @@ private:
 };
 } // namespace
 
+/// The text of a source (in-memory for Python's extensions), at most 1 MB.
+static std::string sourceText(StringRef File) {
+  {
+    std::lock_guard<std::mutex> Lock(PCHCache::VirtualM);
+    auto It = PCHCache::virtualFiles().find(File);
+    if (It != PCHCache::virtualFiles().end())
+      return It->second;
+  }
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(File);
+  if (!Buf)
+    return "";
+  return (*Buf)->getBuffer().take_front(1 << 20).str();
+}
+
+namespace {
+/// A database that adds include directories before the file (inferred ones).
+class ExtraIncludesDatabase : public CompilationDatabase {
+public:
+  ExtraIncludesDatabase(const CompilationDatabase &Base,
+                        const std::vector<std::string> &Dirs,
+                        const std::vector<std::string> &SystemDirs)
+      : Base(Base), Dirs(Dirs), SystemDirs(SystemDirs) {}
+  std::vector<CompileCommand>
+  getCompileCommands(StringRef File) const override {
+    std::vector<CompileCommand> Out = Base.getCompileCommands(File);
+    for (CompileCommand &C : Out) {
+      auto At = C.CommandLine.empty() ? C.CommandLine.end()
+                                      : C.CommandLine.end() - 1;
+      std::vector<std::string> Flags;
+      for (const std::string &D : Dirs)
+        Flags.push_back("-I" + D);
+      C.CommandLine.insert(At, Flags.begin(), Flags.end());
+      // A project's own copy of a library comes before the toolkit's.
+      std::vector<std::string> Sys;
+      for (const std::string &D : SystemDirs)
+        Sys.push_back("-isystem" + D);
+      if (!C.CommandLine.empty())
+        C.CommandLine.insert(C.CommandLine.begin() + 1, Sys.begin(), Sys.end());
+    }
+    return Out;
+  }
+
+private:
+  const CompilationDatabase &Base;
+  const std::vector<std::string> &Dirs, &SystemDirs;
+};
+
+/// Third-party libraries that projects vend with their own copies: their
+/// headers are system headers (their code is the library's, matched by the
+/// policy, not the submission's), found through one marker header each.
+static const char *const LibraryMarkers[][2] = {
+    {"cub/", "cub/cub.cuh"},         {"thrust/", "thrust/version.h"},
+    {"cuda/", "cuda/std/version"},   {"cutlass/", "cutlass/cutlass.h"},
+    {"cute/", "cute/tensor.hpp"},    {"cutlass/util/", "cutlass/util/host_tensor.h"},
+    {"hipcub/", "hipcub/hipcub.hpp"}, {"rocprim/", "rocprim/rocprim.hpp"}};
+
+static bool isLibraryHeader(StringRef Header) {
+  for (const auto &M : LibraryMarkers)
+    if (Header.starts_with(M[0]))
+      return true;
+  return false;
+}
+} // namespace
+
+std::vector<std::string> atrex::lint::inferIncludeDirs(StringRef File,
+                                                       StringRef Missing) {
+  // The folders builds conventionally put on the include path.
+  static const char *const Conventional[] = {
+      "",     "include", "Common", "common",  "inc",  "includes",
+      "src",  "csrc",    "utils",  "util",    "lib",  "helpers",
+      "Utilities", "utilities"};
+  std::vector<std::string> Out;
+  if (Missing.empty() || sys::path::is_absolute(Missing) ||
+      Missing.contains(".."))
+    return Out;
+  SmallString<256> Dir(File);
+  sys::fs::make_absolute(Dir);
+  sys::path::remove_dots(Dir, /*remove_dot_dot=*/true);
+  sys::path::remove_filename(Dir);
+  SmallString<128> Home;
+  sys::path::home_directory(Home);
+  auto Add = [&](const Twine &Cand) {
+    SmallString<256> C;
+    Cand.toVector(C);
+    sys::path::remove_dots(C, true);
+    SmallString<256> F(C);
+    sys::path::append(F, Missing);
+    if (sys::fs::is_regular_file(F) &&
+        !llvm::is_contained(Out, std::string(C)))
+      Out.push_back(std::string(C));
+  };
+  for (unsigned Depth = 0; Depth < 8 && !Dir.empty(); ++Depth) {
+    for (const char *Sub : Conventional)
+      Add(*Sub ? Twine(Dir) + "/" + Sub : Twine(Dir));
+    // Each sub-directory's include/ (a repository of several libraries:
+    // libcudacxx/include, cub/, thrust/).
+    std::error_code EC;
+    unsigned Seen = 0;
+    for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
+         It.increment(EC)) {
+      if (++Seen > 256)
+        break;
+      StringRef Name = sys::path::filename(It->path());
+      if (Name.starts_with(".") || It->type() != sys::fs::file_type::directory_file)
+        continue;
+      Add(It->path() + "/include");
+      Add(It->path());
+      // Two levels down (CUTLASS's tools/util/include).
+      std::error_code EC2;
+      unsigned Seen2 = 0;
+      for (sys::fs::directory_iterator J(It->path(), EC2), End2;
+           J != End2 && !EC2 && ++Seen2 <= 64; J.increment(EC2))
+        if (J->type() == sys::fs::file_type::directory_file &&
+            !sys::path::filename(J->path()).starts_with("."))
+          Add(J->path() + "/include");
+    }
+    bool Root = exists(Dir + "/.git") || exists(Dir + "/.hg") ||
+                exists(Dir + "/.svn");
+    if (Root || Dir == Home)
+      break;
+    StringRef Parent = sys::path::parent_path(Dir);
+    if (Parent.empty() || Parent == Dir)
+      break;
+    Dir = Parent;
+  }
+  return Out;
+}
+
+static void parseOnce(StringRef File, const CompilationDatabase &DB,
+                      const Policy &P, bool Color, Model &M,
+                      std::string &Rendered,
+                      std::optional<StringRef> Content);
+
+/// Parses one file. Headers it includes that are not found are looked for
+/// where its project's build would have put them (inferIncludeDirs, the way
+/// clangd interpolates commands for files without one), and the file is
+/// parsed again with those directories; a note names each one.
 static void parseOne(StringRef File, const CompilationDatabase &DB,
                      const Policy &P, bool Color, Model &M,
                      std::string &Rendered,
                      std::optional<StringRef> Content = std::nullopt) {
+  std::vector<std::string> Dirs, SystemDirs;
+  std::string Notes;
+  auto Note = [&](const std::string &D, StringRef Header, StringRef Why) {
+    SmallString<256> Rel(D);
+    SmallString<256> Cwd;
+    if (!sys::fs::current_path(Cwd) && StringRef(D).starts_with(Cwd))
+      Rel = StringRef(D).drop_front(Cwd.size()).ltrim('/');
+    Notes += File.str() + ": note: atrex-lint inferred the include directory '" +
+             (Rel.empty() ? "." : Rel.str().str()) + "' for '" + Header.str() +
+             "' (" + Why.str() +
+             "; pass -p or -- -I<dir> to set it) [atrex-include]\n";
+  };
+  // A project that ships its own copy of a library it includes as
+  // <lib/...> (CUTLASS's include/, CCCL's cub/ and libcudacxx/include) is
+  // built against that copy, not the toolkit's or site-packages' one.
+  if (!Content) {
+    std::string Text = sourceText(File);
+    bool UsesLibrary = false;
+    SmallVector<StringRef, 0> Lines;
+    StringRef(Text).split(Lines, '\n');
+    for (StringRef L : Lines) {
+      L = L.trim();
+      if (!L.consume_front("#"))
+        continue;
+      L = L.ltrim();
+      if (!L.consume_front("include"))
+        continue;
+      L = L.ltrim();
+      if (L.size() < 3 || (L[0] != '<' && L[0] != '"'))
+        continue;
+      char Close = L[0] == '<' ? '>' : '"';
+      StringRef Header = L.drop_front().split(Close).first;
+      if (isLibraryHeader(Header)) {
+        UsesLibrary = true;
+        break;
+      }
+    }
+    // The whole family (CCCL's cub, thrust and libcudacxx; CUTLASS's
+    // include/ and tools/util/include) from the project, or none of it.
+    if (UsesLibrary)
+      for (const auto &M : LibraryMarkers) {
+        std::vector<std::string> Found = inferIncludeDirs(File, M[1]);
+        if (Found.empty() || llvm::is_contained(SystemDirs, Found.front()))
+          continue;
+        SystemDirs.push_back(Found.front());
+        Note(Found.front(), M[1], "the file's project ships its own copy");
+      }
+  }
+  for (unsigned Round = 0;; ++Round) {
+    Model Try;
+    std::string Text;
+    ExtraIncludesDatabase WithDirs(DB, Dirs, SystemDirs);
+    parseOnce(File, WithDirs, P, Color, Try, Text, Content);
+    bool Added = false;
+    for (const std::string &E : Try.Errors) {
+      if (Round >= 6)
+        break;
+      StringRef Missing = missingInclude(E);
+      if (Missing.empty())
+        continue;
+      // The including file: the error's location.
+      StringRef From = StringRef(E).split(": error:").first;
+      From = From.rsplit(':').first.rsplit(':').first;
+      if (From.empty())
+        From = File;
+      bool Library = isLibraryHeader(Missing);
+      for (const std::string &D : inferIncludeDirs(From, Missing)) {
+        if (llvm::is_contained(Dirs, D) || llvm::is_contained(SystemDirs, D))
+          continue;
+        (Library ? SystemDirs : Dirs).push_back(D);
+        Note(D, Missing, "not found on the include path");
+        Added = true;
+        break;
+      }
+    }
+    if (!Added) {
+      M = std::move(Try);
+      Rendered += Notes + Text;
+      return;
+    }
+  }
+}
+
+static void parseOnce(StringRef File, const CompilationDatabase &DB,
+                      const Policy &P, bool Color, Model &M,
+                      std::string &Rendered,
+                      std::optional<StringRef> Content) {
   if (!Content && !sys::fs::exists(File)) {
     M.Files.push_back(File.str());
     M.Errors.push_back(File.str() +

@@ -596,6 +596,12 @@ public:
     for (const Expr *A : E->arguments())
       S.ArgVars.push_back(varOf(A));
     S.ResultVar = Cur.InitVar;
+    if (!isa<CXXMemberCallExpr>(E) && E->getNumArgs() > 0) {
+      const Expr *A = E->getArg(0);
+      if (!A->isValueDependent() && A->getType()->isIntegralOrEnumerationType())
+        if (std::optional<llvm::APSInt> V = A->getIntegerConstantExpr(Ctx))
+          S.IntArg0 = V->getExtValue();
+    }
   }
 
   bool TraverseVarDecl(VarDecl *VD) {

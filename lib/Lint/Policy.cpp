@@ -65,6 +65,7 @@ template <> struct MappingTraits<SymbolRule> {
     Io.mapRequired("symbols", R.Symbols);
     Io.mapOptional("headers", R.Headers);
     Io.mapOptional("except", R.Except);
+    Io.mapOptional("except-failure-status", R.ExceptFailureStatus, false);
   }
   static std::string validate(IO &Io, SymbolRule &R) {
     if (R.Action != RuleAction::Allow && R.Check.empty())

@@ -143,7 +143,29 @@ void atrex::lint::writeText(const std::vector<SubmissionResult> &Results,
   }
 }
 
-json::Value atrex::lint::toSARIF(const std::vector<SubmissionResult> &Results) {
+/// Rewrites every artifactLocation whose uri lies under \p Prefix (a file://
+/// URI ending in '/') relative to the base id %SRCROOT%.
+static void relativize(json::Value &V, StringRef Prefix) {
+  if (json::Object *O = V.getAsObject()) {
+    // Results' physicalLocation.artifactLocation; artifacts[].location.
+    for (StringRef Key : {"artifactLocation", "location"})
+      if (json::Object *Loc = O->getObject(Key))
+        if (std::optional<StringRef> U = Loc->getString("uri"))
+          if (U->starts_with(Prefix)) {
+            std::string Rel = U->drop_front(Prefix.size()).str();
+            (*Loc)["uri"] = Rel;
+            (*Loc)["uriBaseId"] = "%SRCROOT%";
+          }
+    for (auto &KV : *O)
+      relativize(KV.second, Prefix);
+  } else if (json::Array *A = V.getAsArray()) {
+    for (json::Value &E : *A)
+      relativize(E, Prefix);
+  }
+}
+
+json::Value atrex::lint::toSARIF(const std::vector<SubmissionResult> &Results,
+                                 StringRef SrcRoot) {
   SourceFiles Src;
   SarifDocumentWriter W(Src.SM);
   W.createRun("atrex-lint", "atrex-lint static analyzer for GPU kernels",
@@ -194,6 +216,18 @@ json::Value atrex::lint::toSARIF(const std::vector<SubmissionResult> &Results) {
           Verdicts.push_back(json::Object{{"path", R.Path},
                                           {"verdict", verdictName(R.V)}});
         (*Run)["properties"] = json::Object{{"verdicts", std::move(Verdicts)}};
+        if (!SrcRoot.empty()) {
+          // The URIs SarifDocumentWriter writes: file:// plus the
+          // percent-encoded absolute path.
+          std::string Root = clang::SarifDocumentWriter::fileNameToURI(
+              SrcRoot.ends_with("/") ? SrcRoot.drop_back() : SrcRoot);
+          Root += "/";
+          json::Value RunV(std::move(*Run));
+          relativize(RunV, Root);
+          *Run = std::move(*RunV.getAsObject());
+          (*Run)["originalUriBaseIds"] = json::Object{
+              {"%SRCROOT%", json::Object{{"uri", Root}}}};
+        }
       }
   return Doc;
 }

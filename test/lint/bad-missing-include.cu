@@ -4,4 +4,4 @@
 #include "kernels/common.cuh"
 __global__ void k(float *x) { x[0] = 0; }
 void entry(float *x) { k<<<1, 1>>>(x); }
-// CHECK: verdict: unknown ({{.*}}'kernels/common.cuh' file not found (missing include directory: pass it after '--' as -I<dir>))
+// CHECK: verdict: unknown ({{.*}}'kernels/common.cuh' file not found (not found next to the file or in its project's include folders: pass the directory after '--' as -I<dir>, or a compile database with -p))

@@ -9,7 +9,8 @@
 // CHECK-NOT: error:
 // CHECK: note: analysed as a program: it defines 'main': a stand-alone program, judged from 'main'
 // CHECK: verdict: adopted (adopted: 1 own kernel launched from 'main', no delegation)
-// SUB: error: call to 'exit' {{.*}}[atrex-evasion-harness-io]
+// SUB: warning: call to 'getenv' {{.*}}[atrex-evasion-file-env]
+// SUB: error: construction of 'std::thread::thread' {{.*}}[atrex-evasion-process]
 // SUB: note: analysed as a submission: set with --mode=submission
 // SUB: verdict: suspicious
 // JSON: "mode": "program",

@@ -13,6 +13,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
@@ -53,6 +54,12 @@ static cl::opt<Format> OutFormat(
                clEnumValN(Format::JSON, "json", "atrex-lint JSON (schema 1)"),
                clEnumValN(Format::SARIF, "sarif", "SARIF 2.1.0")),
     cl::cat(Cat));
+static cl::opt<std::string> SrcRoot(
+    "srcroot",
+    cl::desc("SARIF: write artifact URIs relative to this directory as "
+             "%SRCROOT% (default: the repository holding the current "
+             "directory, else the current directory; 'none': absolute URIs)"),
+    cl::value_desc("dir"), cl::cat(Cat));
 static cl::opt<std::string> OutFile("o", cl::desc("Write the report here"),
                                     cl::value_desc("file"), cl::init("-"),
                                     cl::cat(Cat));
@@ -136,6 +143,10 @@ int main(int argc, char **argv) {
     outs() << "cuda: " << (TC.CudaPath.empty() ? "(not found)" : TC.CudaPath)
            << "\nresource-dir: " << TC.ResourceDir << "\nhip-include: "
            << (TC.HipInclude.empty() ? "(not found)" : TC.HipInclude)
+           << "\ncutlass-include: "
+           << (TC.CutlassInclude.empty() ? "(not found)" : TC.CutlassInclude)
+           << "\nbuiltin-headers: "
+           << (TC.BuiltinHeaders.empty() ? "(not written)" : TC.BuiltinHeaders)
            << "\npython-include: "
            << (TC.PythonInclude.empty() ? "(not found)" : TC.PythonInclude)
            << "\ntorch-include:";
@@ -190,7 +201,32 @@ int main(int argc, char **argv) {
     Out.os() << formatv("{0:2}", toJSON(Results)) << "\n";
     break;
   case Format::SARIF:
-    Out.os() << formatv("{0:2}", toSARIF(Results)) << "\n";
+  {
+    std::string Root = SrcRoot;
+    if (Root.empty()) {
+      SmallString<256> Dir;
+      sys::fs::current_path(Dir);
+      Root = std::string(Dir);
+      for (SmallString<256> D = Dir; !D.empty();) {
+        if (sys::fs::exists(D + "/.git")) {
+          Root = std::string(D);
+          break;
+        }
+        StringRef Parent = sys::path::parent_path(D);
+        if (Parent == D)
+          break;
+        D = Parent;
+      }
+    } else if (Root == "none") {
+      Root.clear();
+    } else {
+      SmallString<256> Abs(Root);
+      sys::fs::make_absolute(Abs);
+      sys::path::remove_dots(Abs, true);
+      Root = std::string(Abs);
+    }
+    Out.os() << formatv("{0:2}", toSARIF(Results, Root)) << "\n";
+  }
     break;
   }
   Out.keep();

@@ -20,7 +20,22 @@ struct Toolchain {
   std::vector<std::string> TorchIncludes;
   std::string PythonInclude;
   std::string HipInclude;    ///< directory holding hip/hip_runtime.h
+  /// Directory holding cutlass/cutlass.h and cute/tensor.hpp (PyPI
+  /// nvidia-cutlass, or $ATREX_CUTLASS_INCLUDE); empty when not found.
+  std::string CutlassInclude;
+  /// atrex-lint's own parsing headers (the HIP prelude, stand-ins for
+  /// headers no package provides), written to the cache; empty if unwritable.
+  std::string BuiltinHeaders;
 };
+
+/// The directories that would hold \p Missing (an include spelled in
+/// \p File that was not found), searched as a build of its project would
+/// have set them: the file's ancestors up to the repository root (a
+/// directory holding .git, .hg or .svn), each with its conventional include
+/// folders (include/, Common/, common/, inc/, src/, ...) and the include/ of
+/// each of its sub-directories. Nearest first; empty when none holds it.
+std::vector<std::string> inferIncludeDirs(llvm::StringRef File,
+                                          llvm::StringRef Missing);
 
 /// Detects the toolchain once per process (environment: CUDA_PATH,
 /// CUDA_HOME, ATREX_TORCH_INCLUDE, ATREX_PYTHON, ROCM_PATH).

@@ -14,7 +14,9 @@
 #define ATREX_LINT_MODEL_H
 
 #include "atrex/Lint/Finding.h"
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,8 @@ struct Site {
   std::vector<std::string> ArgVars;
   /// The variable a call initialises (`auto s = getStreamFromPool()`).
   std::string ResultVar;
+  /// The first argument when it is an integer constant (`exit(1)`).
+  std::optional<int64_t> IntArg0;
 };
 
 /// A mutable variable that outlives one call of the entry.

@@ -35,6 +35,10 @@ struct SymbolRule {
   std::vector<std::string> Symbols; ///< globs on template-free qualified names
   std::vector<std::string> Headers; ///< globs on the declaring file's path
   std::vector<std::string> Except;  ///< symbol globs the rule never matches
+  /// Not a call whose first argument is a non-zero integer constant: an
+  /// exit with a failure status (`exit(EXIT_FAILURE)` in an error check)
+  /// makes the harness fail the unit, it fakes nothing.
+  bool ExceptFailureStatus = false;
 
   // Compiled patterns (filled by Policy::compile).
   std::vector<llvm::GlobPattern> SymbolPats, HeaderPats, ExceptPats;

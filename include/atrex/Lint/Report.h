@@ -37,7 +37,12 @@ llvm::json::Value toJSON(const std::vector<SubmissionResult> &Results);
 
 /// SARIF 2.1.0 through clang::SarifDocumentWriter: one run, one rule per
 /// check, one result per finding, the call path as a code flow.
-llvm::json::Value toSARIF(const std::vector<SubmissionResult> &Results);
+/// SARIF 2.1.0. Artifact URIs under \p SrcRoot (an absolute directory;
+/// empty: none) are written relative to the base id `%SRCROOT%`, declared in
+/// the run's `originalUriBaseIds`, so that code scanning (GitHub's upload)
+/// maps results onto the repository's files.
+llvm::json::Value toSARIF(const std::vector<SubmissionResult> &Results,
+                          llvm::StringRef SrcRoot = "");
 
 } // namespace lint
 } // namespace atrex

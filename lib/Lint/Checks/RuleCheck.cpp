@@ -35,6 +35,8 @@ public:
       // check; other allowed symbols are silent.
       if (!R || R->Check != Name)
         continue;
+      if (R->ExceptFailureStatus && S.IntArg0 && *S.IntArg0 != 0)
+        continue;
       Finding F;
       F.Check = Name;
       F.Pos = S.Pos;

@@ -147,7 +147,38 @@ TEST(PolicyTest, RoundTripsThroughYAML) {
   Expected<Policy> P = Policy::parse(Y, "dump.yaml");
   ASSERT_TRUE(bool(P)) << toString(P.takeError());
   EXPECT_EQ(P->Rules.size(), Policy::getDefault().Rules.size());
-  EXPECT_EQ(P->Checks, Policy::getDefault().Checks);
+  for (const CheckInfo &C : allChecks())
+    EXPECT_EQ(P->severity(C.Name), Policy::getDefault().severity(C.Name))
+        << C.Name.str();
+}
+
+TEST(PolicyTest, StrictPresetCountsGlue) {
+  const Policy *S = Policy::preset("strict");
+  ASSERT_NE(S, nullptr);
+  EXPECT_EQ(S->Name, "strict");
+  EXPECT_EQ(S->severity("atrex-glue-torch"), Severity::Warning);
+  EXPECT_EQ(Policy::getDefault().severity("atrex-glue-torch"), Severity::Note);
+  EXPECT_EQ(S->Rules.size(), Policy::getDefault().Rules.size());
+  Expected<Policy> P =
+      Policy::parse("inherit: strict\nmode: program\n", "p.yaml");
+  ASSERT_TRUE(bool(P)) << toString(P.takeError());
+  EXPECT_EQ(P->severity("atrex-glue-torch"), Severity::Warning);
+  ASSERT_TRUE(P->Mode.has_value());
+  EXPECT_EQ(*P->Mode, AnalysisMode::Program);
+  std::string E = errorText(Policy::parse("inherit: lax\n", "q.yaml"));
+  EXPECT_NE(E.find("default, strict"), std::string::npos) << E;
+  E = errorText(Policy::parse("mode: kernel\n", "r.yaml"));
+  EXPECT_NE(E.find("'mode' must be"), std::string::npos) << E;
+}
+
+TEST(PolicyTest, FailureExitIsNoHarnessEvasion) {
+  const SymbolRule *R = Policy::getDefault().match("exit", "", false);
+  ASSERT_NE(R, nullptr);
+  EXPECT_EQ(R->Check, "atrex-evasion-harness-io");
+  EXPECT_TRUE(R->ExceptFailureStatus);
+  R = Policy::getDefault().match("write", "", false);
+  ASSERT_NE(R, nullptr);
+  EXPECT_FALSE(R->ExceptFailureStatus);
 }
 
 TEST(PolicyTest, ListsAreGlobs) {
