@@ -103,6 +103,7 @@ def materialise(repo: str, commit: str, cache: Path, mirrors: Path) -> Path:
     dest = cache / f"{owner}+{name}@{commit[:12]}"
     stamp = dest / ".atrex-realworld-done"
     if stamp.exists():
+        (dest / ".git").mkdir(exist_ok=True)
         return dest
     if dest.exists():
         shutil.rmtree(dest)
@@ -121,6 +122,9 @@ def materialise(repo: str, commit: str, cache: Path, mirrors: Path) -> Path:
         subprocess.run(["git", "clone", "--quiet", "--no-checkout", url, str(tmp)], check=True)
         subprocess.run(["git", "-C", str(tmp), "checkout", "--quiet", commit], check=True)
         shutil.rmtree(tmp / ".git", ignore_errors=True)
+    # A checkout is a repository root, as a user's clone is: tools that stop
+    # at the root (include inference) must not wander into sibling checkouts.
+    (tmp / ".git").mkdir(exist_ok=True)
     tmp.rename(dest)
     stamp.write_text(commit + "\n")
     return dest

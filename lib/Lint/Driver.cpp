@@ -1,6 +1,7 @@
 //===- Driver.cpp - lint files or a compilation database ------------------===//
 
 #include "atrex/Lint/Driver.h"
+#include "atrex/Lint/Checks.h"
 #include "atrex/Lint/IRModel.h"
 #include "atrex/Lint/ModelBuilder.h"
 #include "atrex/Lint/Policy.h"
@@ -26,6 +27,7 @@
 #include "llvm/Support/Timer.h"
 #include <chrono>
 #include <mutex>
+#include <set>
 
 using namespace clang;
 using namespace clang::tooling;
@@ -804,6 +806,157 @@ static void parseOnce(StringRef File, const CompilationDatabase &DB,
                       std::string &Rendered,
                       std::optional<StringRef> Content);
 
+/// Calls spelled in the text of a file that did not compile (a vendor
+/// library's headers missing, headers that disagree with the compiler)
+/// whose names a delegation or evasion rule of the policy matches by name
+/// alone. Comments, string literals and preprocessor lines are skipped;
+/// member calls (`x.f(`) are not names a rule can judge.
+static std::vector<Finding> nameEvidence(StringRef Text, StringRef File,
+                                         const Policy &P, const Model &M) {
+  std::vector<Finding> Out;
+  // Names the AST resolved were judged there (with their arguments).
+  std::set<std::string> Seen;
+  for (auto &KV : M.Functions)
+    for (const Site &S : KV.second.Sites)
+      if (!S.Name.empty()) {
+        Seen.insert(S.Name);
+        Seen.insert(StringRef(S.Name).rsplit("::").second.str());
+      }
+  // `using namespace cub;` lets `DeviceReduce::Sum(` name cub's.
+  std::vector<std::string> Namespaces{""};
+  for (size_t At = Text.find("using namespace"); At != StringRef::npos;
+       At = Text.find("using namespace", At + 1)) {
+    StringRef NS = Text.substr(At + 15).ltrim().split(';').first.trim();
+    if (!NS.empty() && NS.size() < 64)
+      Namespaces.push_back(NS.str() + "::");
+  }
+  unsigned Line = 1, Col = 1;
+  size_t I = 0, N = Text.size();
+  auto Advance = [&](size_t To) {
+    for (; I < To && I < N; ++I) {
+      if (Text[I] == '\n') {
+        ++Line;
+        Col = 1;
+      } else {
+        ++Col;
+      }
+    }
+  };
+  bool LineStart = true;
+  char Prev = 0; // last significant character before a name
+  while (I < N) {
+    char C = Text[I];
+    if (C == '\n') {
+      LineStart = true;
+      Advance(I + 1);
+      continue;
+    }
+    if (C == ' ' || C == '\t' || C == '\r') {
+      Advance(I + 1);
+      continue;
+    }
+    if (LineStart && C == '#') { // a directive, with its continuations
+      size_t E = I;
+      while (E < N && Text[E] != '\n')
+        E = (Text[E] == '\\' && E + 1 < N) ? E + 2 : E + 1;
+      Advance(E);
+      continue;
+    }
+    LineStart = false;
+    if (Text.substr(I).starts_with("//")) {
+      size_t E = Text.find('\n', I);
+      Advance(E == StringRef::npos ? N : E);
+      continue;
+    }
+    if (Text.substr(I).starts_with("/*")) {
+      size_t E = Text.find("*/", I + 2);
+      Advance(E == StringRef::npos ? N : E + 2);
+      continue;
+    }
+    if (C == '"' || C == '\'') {
+      size_t E = I + 1;
+      while (E < N && Text[E] != C && Text[E] != '\n')
+        E = Text[E] == '\\' ? E + 2 : E + 1;
+      Advance(E + 1);
+      Prev = C;
+      continue;
+    }
+    if (isAlpha(C) || C == '_') {
+      size_t B = I, E = I;
+      unsigned L0 = Line, C0 = Col;
+      for (;;) {
+        while (E < N && (isAlnum(Text[E]) || Text[E] == '_'))
+          ++E;
+        if (Text.substr(E).starts_with("::") && E + 2 < N &&
+            (isAlpha(Text[E + 2]) || Text[E + 2] == '_')) {
+          E += 2;
+          continue;
+        }
+        break;
+      }
+      std::string Name = Text.slice(B, E).str();
+      Advance(E);
+      size_t K = E;
+      while (K < N && (Text[K] == ' ' || Text[K] == '\t'))
+        ++K;
+      bool Member = Prev == '.' || Prev == '>';
+      Prev = 'a';
+      if (K >= N || Text[K] != '(' || Member)
+        continue;
+      // The first argument, as far as the text tells: an integer literal
+      // or EXIT_FAILURE, or a (qualified) name.
+      StringRef Arg0 = Text.substr(K + 1).ltrim();
+      size_t ArgEnd = 0;
+      while (ArgEnd < Arg0.size() &&
+             (isAlnum(Arg0[ArgEnd]) || Arg0[ArgEnd] == '_' ||
+              Arg0[ArgEnd] == ':'))
+        ++ArgEnd;
+      StringRef ArgTok = Arg0.take_front(ArgEnd);
+      std::optional<int64_t> IntArg0;
+      int64_t V;
+      if (ArgTok == "EXIT_FAILURE")
+        IntArg0 = 1;
+      else if (ArgTok == "EXIT_SUCCESS")
+        IntArg0 = 0;
+      else if (!ArgTok.getAsInteger(0, V))
+        IntArg0 = V;
+      const SymbolRule *R = nullptr;
+      std::string Resolved;
+      for (const std::string &NS : Namespaces) {
+        R = P.match(NS + Name, "", /*InDeviceCode=*/false);
+        if (R) {
+          Resolved = NS + Name;
+          break;
+        }
+      }
+      if (!R || R->Action == RuleAction::Allow || R->Check.empty())
+        continue;
+      if (R->exceptsCall(IntArg0, IntArg0 ? StringRef() : ArgTok))
+        continue;
+      if (Seen.count(Name) || Seen.count(Resolved) || !Seen.insert(Resolved).second)
+        continue;
+      Name = Resolved;
+      Finding F;
+      F.Check = R->Check;
+      F.Pos = {File.str(), L0, C0};
+      F.Library = R->Library;
+      F.Symbol = Name;
+      F.Message = "call to '" + Name + "' " +
+                  (R->Action == RuleAction::Delegate
+                       ? "delegates compute to " + R->Library
+                       : (findCheck(R->Check) ? findCheck(R->Check)->Phrase.str()
+                                              : "matches rule '" + R->Id + "'")) +
+                  " (matched by name: the file did not compile, so its calls "
+                  "are not resolved)";
+      Out.push_back(std::move(F));
+      continue;
+    }
+    Prev = C == '-' && I + 1 < N && Text[I + 1] == '>' ? '>' : C;
+    Advance(I + (Prev == '>' && C == '-' ? 2 : 1));
+  }
+  return Out;
+}
+
 /// Parses one file. Headers it includes that are not found are looked for
 /// where its project's build would have put them (inferIncludeDirs, the way
 /// clangd interpolates commands for files without one), and the file is
@@ -890,6 +1043,11 @@ static void parseOne(StringRef File, const CompilationDatabase &DB,
     if (!Added) {
       M = std::move(Try);
       Rendered += Notes + Text;
+      if (!M.Errors.empty() && !Content) {
+        SmallString<256> Abs(File);
+        sys::fs::make_absolute(Abs);
+        M.TextEvidence = nameEvidence(sourceText(File), Abs, P, M);
+      }
       return;
     }
   }
@@ -957,6 +1115,8 @@ void Model::merge(Model &&O) {
   Errors.insert(Errors.end(), O.Errors.begin(), O.Errors.end());
   Unconditional.insert(Unconditional.end(), O.Unconditional.begin(),
                        O.Unconditional.end());
+  TextEvidence.insert(TextEvidence.end(), O.TextEvidence.begin(),
+                      O.TextEvidence.end());
   for (auto &KV : O.Functions) {
     auto It = Functions.find(KV.first);
     if (It == Functions.end()) {

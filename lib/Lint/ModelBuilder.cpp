@@ -601,6 +601,8 @@ public:
       if (!A->isValueDependent() && A->getType()->isIntegralOrEnumerationType())
         if (std::optional<llvm::APSInt> V = A->getIntegerConstantExpr(Ctx))
           S.IntArg0 = V->getExtValue();
+      if (const auto *DRE = dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts()))
+        S.Arg0Decl = qualName(DRE->getDecl());
     }
   }
 

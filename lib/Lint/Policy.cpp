@@ -66,6 +66,7 @@ template <> struct MappingTraits<SymbolRule> {
     Io.mapOptional("headers", R.Headers);
     Io.mapOptional("except", R.Except);
     Io.mapOptional("except-failure-status", R.ExceptFailureStatus, false);
+    Io.mapOptional("except-first-arg", R.ExceptFirstArg);
   }
   static std::string validate(IO &Io, SymbolRule &R) {
     if (R.Action != RuleAction::Allow && R.Check.empty())
@@ -150,6 +151,8 @@ Error Policy::compile() {
     if (Error E = Compile(R.Headers, R.HeaderPats, Where))
       return E;
     if (Error E = Compile(R.Except, R.ExceptPats, Where))
+      return E;
+    if (Error E = Compile(R.ExceptFirstArg, R.ExceptFirstArgPats, Where))
       return E;
   }
   C = std::make_shared<Compiled>();
@@ -312,6 +315,17 @@ static bool anyMatch(const std::vector<GlobPattern> &Pats, StringRef S) {
   for (const GlobPattern &P : Pats)
     if (P.match(S))
       return true;
+  return false;
+}
+
+bool SymbolRule::exceptsCall(std::optional<int64_t> IntArg0,
+                             StringRef Arg0Decl) const {
+  if (ExceptFailureStatus && IntArg0 && *IntArg0 != 0)
+    return true;
+  if (!Arg0Decl.empty())
+    for (const GlobPattern &G : ExceptFirstArgPats)
+      if (G.match(Arg0Decl))
+        return true;
   return false;
 }
 

@@ -52,6 +52,9 @@ struct Site {
   std::string ResultVar;
   /// The first argument when it is an integer constant (`exit(1)`).
   std::optional<int64_t> IntArg0;
+  /// The qualified name of what the first argument names, when it names a
+  /// declaration (`thrust::host` in `thrust::sort(thrust::host, ...)`).
+  std::string Arg0Decl;
 };
 
 /// A mutable variable that outlives one call of the entry.
@@ -94,6 +97,10 @@ struct Model {
   std::map<std::string, GlobalNode> Globals;
   /// Findings that hold whatever is reachable (redefined runtime symbols).
   std::vector<Finding> Unconditional;
+  /// A file that did not compile: calls in its text whose names a policy
+  /// rule matches (delegation, evasion), reported by the rule checks as
+  /// evidence stronger than `unknown` (Driver.cpp, nameEvidence).
+  std::vector<Finding> TextEvidence;
   std::vector<std::string> Errors;
   /// Built from device IR (nvptx, amdgcn): launches are not visible.
   bool DeviceModule = false;

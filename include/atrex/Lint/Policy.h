@@ -39,9 +39,17 @@ struct SymbolRule {
   /// exit with a failure status (`exit(EXIT_FAILURE)` in an error check)
   /// makes the harness fail the unit, it fakes nothing.
   bool ExceptFailureStatus = false;
+  /// Globs on what the call's first argument names: the rule does not match
+  /// when one matches (`thrust::host`: a Thrust algorithm run on the CPU).
+  std::vector<std::string> ExceptFirstArg;
 
   // Compiled patterns (filled by Policy::compile).
-  std::vector<llvm::GlobPattern> SymbolPats, HeaderPats, ExceptPats;
+  std::vector<llvm::GlobPattern> SymbolPats, HeaderPats, ExceptPats,
+      ExceptFirstArgPats;
+
+  /// Whether a call with these facts about its arguments is excepted.
+  bool exceptsCall(std::optional<int64_t> IntArg0,
+                   llvm::StringRef Arg0Decl) const;
 };
 
 class Policy {

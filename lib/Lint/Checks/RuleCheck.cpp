@@ -22,6 +22,10 @@ public:
   StringRef name() const override { return Name; }
 
   void run(CheckContext &Ctx) override {
+    // Evidence from the text of a file that did not compile.
+    for (const Finding &F : Ctx.M.TextEvidence)
+      if (F.Check == Name)
+        Ctx.report(F);
     for (const ReachedSite &RS : Ctx.Sites) {
       const Site &S = *RS.S;
       if (S.Dead)
@@ -35,7 +39,7 @@ public:
       // check; other allowed symbols are silent.
       if (!R || R->Check != Name)
         continue;
-      if (R->ExceptFailureStatus && S.IntArg0 && *S.IntArg0 != 0)
+      if (R->exceptsCall(S.IntArg0, S.Arg0Decl))
         continue;
       Finding F;
       F.Check = Name;
