@@ -151,10 +151,25 @@ protected:
       return false;
     };
     Pol = std::make_shared<Policy>(Policy::getDefault());
+    // A compiler sees library code: no entry, each function on its own
+    // (docs/atrex-lint.md, Analysis modes), unless told otherwise.
+    Opts.Mode = AnalysisMode::Library;
+    Opts.ModeReason = "the clang plugin's default (-fplugin-arg-atrex-mode=)";
     for (const std::string &A : Args) {
       StringRef Arg = A;
-      if (Arg.consume_front("policy=")) {
-        Expected<Policy> P = Policy::loadFile(Arg);
+      if (Arg.consume_front("mode=")) {
+        if (Arg == "auto") {
+          Opts.Mode.reset();
+          Opts.ModeReason.clear();
+        } else if (std::optional<AnalysisMode> M = parseMode(Arg)) {
+          Opts.Mode = M;
+          Opts.ModeReason = "set with -fplugin-arg-atrex-mode=" + Arg.str();
+        } else {
+          return Error("atrex: mode must be submission, program, library or "
+                       "auto, not '" + Arg.str() + "'");
+        }
+      } else if (Arg.consume_front("policy=")) {
+        Expected<Policy> P = Policy::load(Arg);
         if (!P)
           return Error(toString(P.takeError()));
         *Pol = std::move(*P);
@@ -163,15 +178,22 @@ protected:
         Arg.split(Names, ',', -1, false);
         for (StringRef N : Names)
           Opts.Entries.push_back(N.str());
+        // Named entries are what a harness calls.
+        if (Opts.Mode == AnalysisMode::Library) {
+          Opts.Mode = AnalysisMode::Submission;
+          Opts.ModeReason = "the entry is named with -fplugin-arg-atrex-entry=";
+        }
       } else if (Arg.consume_front("json=")) {
         JsonOut = Arg.str();
       } else if (Arg == "help") {
-        errs() << "atrex clang plugin: -fplugin-arg-atrex-policy=FILE, "
+        errs() << "atrex clang plugin: -fplugin-arg-atrex-policy=NAME|FILE, "
                   "-fplugin-arg-atrex-entry=NAME[,NAME], "
+                  "-fplugin-arg-atrex-mode=library|submission|program|auto "
+                  "(default library; a named entry implies submission), "
                   "-fplugin-arg-atrex-json=FILE\n";
       } else {
         return Error("atrex: unknown plugin argument '" + A +
-                     "' (expected policy=, entry=, json= or help)");
+                     "' (expected policy=, entry=, mode=, json= or help)");
       }
     }
     return true;

@@ -23,7 +23,8 @@ def plugin_verdict(f):
     out = os.path.join(tmp, os.path.basename(f) + ".json")
     if os.path.exists(out):
         os.remove(out)
-    subprocess.run(clang + ["-fplugin-arg-atrex-json=" + out, "-fsyntax-only",
+    subprocess.run(clang + ["-fplugin-arg-atrex-json=" + out,
+                            "-fplugin-arg-atrex-mode=auto", "-fsyntax-only",
                             "-w", f], capture_output=True, text=True)
     if not os.path.exists(out):
         return "unknown"  # the compile failed before the plugin ran
