@@ -36,7 +36,7 @@ python3 test/lint/Inputs/check_verdicts.py examples/lint
 for set in naive production; do
   echo
   echo "== 1. atrex-lint on examples/sets/$set -> $OUT/lint-$set.json"
-  atrex-lint -j "$(nproc)" --format=json -o "$OUT/lint-$set.json" examples/sets/$set/*.cu || true
+  atrex-lint -j "$(nproc)" --mode=submission --format=json -o "$OUT/lint-$set.json" examples/sets/$set/*.cu || true
   python3 - "$OUT/lint-$set.json" "examples/sets/$set/EXPECTED" <<'PY'
 import json, os, sys
 report = json.load(open(sys.argv[1]))

@@ -1020,7 +1020,7 @@ static void parseOne(StringRef File, const CompilationDatabase &DB,
     parseOnce(File, WithDirs, P, Color, Try, Text, Content);
     bool Added = false;
     for (const std::string &E : Try.Errors) {
-      if (Round >= 6)
+      if (Round >= 10)
         break;
       StringRef Missing = missingInclude(E);
       if (Missing.empty())
