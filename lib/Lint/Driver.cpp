@@ -1096,6 +1096,31 @@ static void parseOnce(StringRef File, const CompilationDatabase &DB,
   CrashRecoveryContext CRC;
   int RC = 0;
   bool OK = CRC.RunSafely([&] { RC = Tool.run(&Factory); });
+  // Errors inside the bodies of kernels and device functions (where clang's
+  // CUDA and nvcc disagree, e.g. intrinsics' overloads) leave what the host
+  // side defines, launches and calls intact: they become notes.
+  if (OK && !M.DeviceBodies.empty()) {
+    std::vector<std::string> Host;
+    for (std::string &E : M.Errors) {
+      StringRef Where = StringRef(E).split(": error:").first;
+      auto [PathLine, ColS] = Where.rsplit(':');
+      auto [Path, LineS] = PathLine.rsplit(':');
+      unsigned Line = 0;
+      bool InDevice = false;
+      if (!LineS.getAsInteger(10, Line))
+        for (const Model::LineRange &R : M.DeviceBodies)
+          InDevice |= R.File == Path && R.Begin <= Line && Line <= R.End;
+      (InDevice ? M.DeviceErrors : Host).push_back(std::move(E));
+    }
+    M.Errors = std::move(Host);
+    if (!M.DeviceErrors.empty())
+      OS << File << ": note: " << M.DeviceErrors.size()
+         << " compiler error(s) inside kernels or device functions (clang "
+            "and nvcc disagree there); the host side was analysed "
+            "[atrex-device-errors]\n";
+    if (M.Errors.empty())
+      RC = 0;
+  }
   if (!OK) {
     M.Errors.push_back(File.str() +
                        ": error: the analysis crashed on this file");
@@ -1113,6 +1138,10 @@ void Model::merge(Model &&O) {
   DeviceModule = (Functions.empty() || DeviceModule) && O.DeviceModule;
   Files.insert(Files.end(), O.Files.begin(), O.Files.end());
   Errors.insert(Errors.end(), O.Errors.begin(), O.Errors.end());
+  DeviceErrors.insert(DeviceErrors.end(), O.DeviceErrors.begin(),
+                      O.DeviceErrors.end());
+  DeviceBodies.insert(DeviceBodies.end(), O.DeviceBodies.begin(),
+                      O.DeviceBodies.end());
   Unconditional.insert(Unconditional.end(), O.Unconditional.begin(),
                        O.Unconditional.end());
   TextEvidence.insert(TextEvidence.end(), O.TextEvidence.begin(),

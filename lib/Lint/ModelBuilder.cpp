@@ -184,6 +184,11 @@ public:
     N.Pos = pos(FD->getLocation());
     N.IsKernel = isKernel(FD);
     N.IsDeviceOnly = isDeviceOnly(FD);
+    if (N.IsKernel || N.IsDeviceOnly) {
+      SourcePos B = pos(FD->getBeginLoc()), E = pos(FD->getEndLoc());
+      if (B.isValid() && E.isValid() && B.File == E.File)
+        M.DeviceBodies.push_back({B.File, B.Line, E.Line});
+    }
     if (FD->isTemplateInstantiation()) {
       N.IsTemplateInstance = true;
       if (const FunctionDecl *Pat = FD->getTemplateInstantiationPattern())
@@ -551,8 +556,14 @@ public:
     for (const FunctionDecl *T : Targets)
       addSite(isKernel(T) ? SiteKind::Launch : SiteKind::Indirect, T,
               E->getBeginLoc(), E);
-    if (Targets.empty())
+    if (Targets.empty()) {
       addUnresolved(E, "call through a function pointer");
+      if (const auto *DRE = dyn_cast<DeclRefExpr>(C))
+        if (const auto *PVD = dyn_cast<ParmVarDecl>(DRE->getDecl()))
+          if (std::vector<Site> *V = sites(); V && !V->empty() &&
+                                              V->back().Kind == SiteKind::Unresolved)
+            V->back().ParamIndex = int(PVD->getFunctionScopeIndex());
+    }
     return true;
   }
 
@@ -590,11 +601,28 @@ public:
     return "";
   }
 
+  /// The function an argument passes (`f`, `&f`, `(fn_t)f`), else empty.
+  std::string funcOf(const Expr *A) const {
+    SmallVector<const FunctionDecl *, 2> Fs;
+    const Expr *X = A->IgnoreParenCasts();
+    if (const auto *UO = dyn_cast<UnaryOperator>(X))
+      if (UO->getOpcode() == UO_AddrOf)
+        X = UO->getSubExpr()->IgnoreParenCasts();
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(X))
+      if (const auto *FD = dyn_cast<FunctionDecl>(DRE->getDecl()))
+        return key(FD);
+    return "";
+  }
+
   void recordArgVars(const CallExpr *E, Site &S) {
-    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E))
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
       S.ArgVars.push_back(varOf(MC->getImplicitObjectArgument()));
-    for (const Expr *A : E->arguments())
+      S.ArgFuncs.push_back("");
+    }
+    for (const Expr *A : E->arguments()) {
       S.ArgVars.push_back(varOf(A));
+      S.ArgFuncs.push_back(funcOf(A));
+    }
     S.ResultVar = Cur.InitVar;
     if (!isa<CXXMemberCallExpr>(E) && E->getNumArgs() > 0) {
       const Expr *A = E->getArg(0);

@@ -23,4 +23,4 @@ int main() {
 }
 // CHECK-NOT: atrex-evasion
 // CHECK: analysed as a program
-// CHECK: verdict: fallback (fallback: cuBLAS (cublasCreate_v2); fallback: cuBLAS (cublasSgemm_v2); no-kernel: no kernel is defined: the program launches no GPU code of its own)
+// CHECK: verdict: fallback (fallback: cuBLAS (cublasSgemm_v2); no-kernel: no kernel is defined: the program launches no GPU code of its own)

@@ -3,13 +3,15 @@
 // RUN: not atrex-lint --no-snippets %s 2>&1 | FileCheck %s
 #include <cublas_v2.h>
 __global__ void k(float *x) { x[0] = 0; }
-static cublasHandle_t make() {
+static float make() {
   cublasHandle_t h;
-  // CHECK: :[[@LINE+1]]:3: warning: call to 'cublasCreate_v2' delegates compute to cuBLAS
-  cublasCreate(&h);
-  return h;
+  cublasCreate(&h); // setup, not compute
+  float r = 0;
+  // CHECK: :[[@LINE+1]]:3: warning: call to 'cublasSasum_v2' delegates compute to cuBLAS
+  cublasSasum(h, 4, nullptr, 1, &r);
+  return r;
 }
 // CHECK: note: reached from entry '<static-initialization>' -> 'make'
-static cublasHandle_t handle = make();
+static float sum = make();
 void entry(float *a) { k<<<1, 1>>>(a); }
 // CHECK: verdict: fallback

@@ -55,6 +55,12 @@ struct Site {
   /// The qualified name of what the first argument names, when it names a
   /// declaration (`thrust::host` in `thrust::sort(thrust::host, ...)`).
   std::string Arg0Decl;
+  /// Per argument, the key of the function it passes (`run(k, my_launcher)`),
+  /// else empty (member calls: the object first, as ArgVars).
+  std::vector<std::string> ArgFuncs;
+  /// Unresolved calls through a parameter of the holding function: its index
+  /// (resolved when every caller passes a function there); else -1.
+  int ParamIndex = -1;
 };
 
 /// A mutable variable that outlives one call of the entry.
@@ -104,6 +110,16 @@ struct Model {
   std::vector<std::string> Errors;
   /// Built from device IR (nvptx, amdgcn): launches are not visible.
   bool DeviceModule = false;
+  /// Where the bodies of kernels and device functions are (file, first and
+  /// last line): compiler errors there leave the host side intact.
+  struct LineRange {
+    std::string File;
+    unsigned Begin = 0, End = 0;
+  };
+  std::vector<LineRange> DeviceBodies;
+  /// Compiler errors inside device bodies (clang and nvcc disagree on some
+  /// device code): reported, but the verdict stands on the host side.
+  std::vector<std::string> DeviceErrors;
   /// The front end chose the entries (IsEntryCandidate): the Python front
   /// end. The analysis mode then decides only which checks apply.
   bool EntriesChosen = false;
