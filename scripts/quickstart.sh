@@ -27,7 +27,7 @@ export PATH="$BIN:$PATH"
 echo
 echo "== 1. atrex-lint on examples/lint"
 set +e
-atrex-lint examples/lint/*.cu examples/lint/*.hip
+atrex-lint --mode=submission examples/lint/*.cu examples/lint/*.hip
 rc=$?
 set -e
 echo "(atrex-lint exit status $rc: the worst verdict decides; 0 only if all are adopted)"

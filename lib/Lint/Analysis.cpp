@@ -177,9 +177,24 @@ static AnalysisMode detectMode(const Model &M, const AnalysisOptions &Opts,
     Why = "it defines 'main': a stand-alone program, judged from 'main'";
     return AnalysisMode::Program;
   }
-  Why = "it defines no 'main': its externally visible host functions are "
-        "entries a harness calls";
-  return AnalysisMode::Submission;
+  if (M.UsesTorch) {
+    Why = "a torch extension: its externally visible host functions are "
+          "entries a harness calls";
+    return AnalysisMode::Submission;
+  }
+  if (!M.FromSource) {
+    Why = "IR or MLIR: its externally visible host functions are entries a "
+          "harness calls";
+    return AnalysisMode::Submission;
+  }
+  if (!M.ExternCEntry.empty()) {
+    Why = "it defines extern \"C\" '" + M.ExternCEntry +
+          "': a harness can load and call it";
+    return AnalysisMode::Submission;
+  }
+  Why = "no 'main', no Python binding, no extern \"C\" entry and no "
+        "PyTorch: library code, each function on its own";
+  return AnalysisMode::Library;
 }
 
 AnalysisMode atrex::lint::chooseMode(const Model &M, const Policy &P,

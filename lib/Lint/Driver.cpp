@@ -764,31 +764,10 @@ std::vector<std::string> atrex::lint::inferIncludeDirs(StringRef File,
         !llvm::is_contained(Out, std::string(C)))
       Out.push_back(std::string(C));
   };
+  // The ancestors up to the repository root (or the home directory).
+  std::vector<std::string> Ancestors;
   for (unsigned Depth = 0; Depth < 8 && !Dir.empty(); ++Depth) {
-    for (const char *Sub : Conventional)
-      Add(*Sub ? Twine(Dir) + "/" + Sub : Twine(Dir));
-    // Each sub-directory's include/ (a repository of several libraries:
-    // libcudacxx/include, cub/, thrust/).
-    std::error_code EC;
-    unsigned Seen = 0;
-    for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
-         It.increment(EC)) {
-      if (++Seen > 256)
-        break;
-      StringRef Name = sys::path::filename(It->path());
-      if (Name.starts_with(".") || It->type() != sys::fs::file_type::directory_file)
-        continue;
-      Add(It->path() + "/include");
-      Add(It->path());
-      // Two levels down (CUTLASS's tools/util/include).
-      std::error_code EC2;
-      unsigned Seen2 = 0;
-      for (sys::fs::directory_iterator J(It->path(), EC2), End2;
-           J != End2 && !EC2 && ++Seen2 <= 64; J.increment(EC2))
-        if (J->type() == sys::fs::file_type::directory_file &&
-            !sys::path::filename(J->path()).starts_with("."))
-          Add(J->path() + "/include");
-    }
+    Ancestors.push_back(std::string(Dir));
     bool Root = exists(Dir + "/.git") || exists(Dir + "/.hg") ||
                 exists(Dir + "/.svn");
     if (Root || Dir == Home)
@@ -797,6 +776,36 @@ std::vector<std::string> atrex::lint::inferIncludeDirs(StringRef File,
     if (Parent.empty() || Parent == Dir)
       break;
     Dir = Parent;
+  }
+  // First the conventional folders of every ancestor (cuda-samples'
+  // Common/ at the root wins over a sample directory's private copy)...
+  for (const std::string &A : Ancestors)
+    for (const char *Sub : Conventional)
+      Add(*Sub ? Twine(A) + "/" + Sub : Twine(A));
+  // ...then each sub-directory's include/ (a repository of several
+  // libraries: libcudacxx/include, CUTLASS's tools/util/include) and the
+  // sub-directories themselves.
+  for (const std::string &A : Ancestors) {
+    std::error_code EC;
+    unsigned Seen = 0;
+    for (sys::fs::directory_iterator It(A, EC), End; It != End && !EC;
+         It.increment(EC)) {
+      if (++Seen > 256)
+        break;
+      StringRef Name = sys::path::filename(It->path());
+      if (Name.starts_with(".") ||
+          It->type() != sys::fs::file_type::directory_file)
+        continue;
+      Add(It->path() + "/include");
+      Add(It->path());
+      std::error_code EC2;
+      unsigned Seen2 = 0;
+      for (sys::fs::directory_iterator J(It->path(), EC2), End2;
+           J != End2 && !EC2 && ++Seen2 <= 64; J.increment(EC2))
+        if (J->type() == sys::fs::file_type::directory_file &&
+            !sys::path::filename(J->path()).starts_with("."))
+          Add(J->path() + "/include");
+    }
   }
   return Out;
 }
@@ -1136,6 +1145,10 @@ static void parseOnce(StringRef File, const CompilationDatabase &DB,
 
 void Model::merge(Model &&O) {
   DeviceModule = (Functions.empty() || DeviceModule) && O.DeviceModule;
+  UsesTorch |= O.UsesTorch;
+  FromSource |= O.FromSource;
+  if (ExternCEntry.empty())
+    ExternCEntry = O.ExternCEntry;
   Files.insert(Files.end(), O.Files.begin(), O.Files.end());
   Errors.insert(Errors.end(), O.Errors.begin(), O.Errors.end());
   DeviceErrors.insert(DeviceErrors.end(), O.DeviceErrors.begin(),

@@ -341,8 +341,12 @@ private:
             if (Library && Callee->isDeclaration() &&
                 (!R || R->Action != RuleAction::Delegate))
               continue;
-            for (const Value *A : CB->args())
+            for (const Value *A : CB->args()) {
               S.ArgVars.push_back(varOf(A));
+              const auto *AF = dyn_cast<Function>(A->stripPointerCasts());
+              S.ArgFuncs.push_back(AF && !AF->isDeclaration() ? AF->getName().str()
+                                                              : "");
+            }
             N.Sites.push_back(S);
             StringRef CN = N.Sites.back().Name;
             if (CN.contains("dlsym") || CN.contains("ProcAddress") ||
@@ -368,6 +372,17 @@ private:
               Site S = site(SiteKind::Unresolved, nullptr, &I, F, Dead);
               S.Name = Op->hasName() ? Op->getName().str() : "<pointer>";
               S.Detail = "call through a function pointer";
+              // A parameter, directly or (at -O0) through its stack slot.
+              const Value *P = Op->stripPointerCasts();
+              if (const auto *L = dyn_cast<LoadInst>(P))
+                if (const auto *Slot = dyn_cast<AllocaInst>(
+                        L->getPointerOperand()->stripPointerCasts()))
+                  for (const User *U : Slot->users())
+                    if (const auto *St = dyn_cast<StoreInst>(U))
+                      if (isa<Argument>(St->getValueOperand()))
+                        P = St->getValueOperand();
+              if (const auto *Arg = dyn_cast<Argument>(P))
+                S.ParamIndex = int(Arg->getArgNo());
               N.Sites.push_back(S);
             }
           }

@@ -198,6 +198,9 @@ public:
                          FD->isExternallyVisible() &&
                          !FD->isTemplateInstantiation() &&
                          !isa<CXXMethodDecl>(FD) && !FD->isInlined();
+    if (N.IsEntryCandidate && FD->isExternC() && !FD->isMain() &&
+        M.ExternCEntry.empty())
+      M.ExternCEntry = N.Name;
     if (FD->hasAttr<ConstructorAttr>() || FD->hasAttr<DestructorAttr>())
       N.IsEntryCandidate = true;
     checkRuntimeOverride(FD);
@@ -559,10 +562,15 @@ public:
     if (Targets.empty()) {
       addUnresolved(E, "call through a function pointer");
       if (const auto *DRE = dyn_cast<DeclRefExpr>(C))
-        if (const auto *PVD = dyn_cast<ParmVarDecl>(DRE->getDecl()))
-          if (std::vector<Site> *V = sites(); V && !V->empty() &&
-                                              V->back().Kind == SiteKind::Unresolved)
+        if (std::vector<Site> *V = sites();
+            V && !V->empty() && V->back().Kind == SiteKind::Unresolved) {
+          if (const auto *PVD = dyn_cast<ParmVarDecl>(DRE->getDecl()))
             V->back().ParamIndex = int(PVD->getFunctionScopeIndex());
+          else if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
+            V->back().ExternPointer =
+                VD->hasExternalStorage() &&
+                VD->hasDefinition() == VarDecl::DeclarationOnly;
+        }
     }
     return true;
   }
@@ -771,6 +779,18 @@ public:
     SourceManager &SM = Ctx.getSourceManager();
     if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(SM.getMainFileID()))
       Out.Files.push_back(FE->getName().str());
+    Out.FromSource = true;
+    // A torch extension: the unit includes PyTorch's or pybind11's headers.
+    for (auto It = SM.fileinfo_begin(), E = SM.fileinfo_end();
+         It != E && !Out.UsesTorch; ++It) {
+      StringRef Name = It->first.getName();
+      Out.UsesTorch = Name.ends_with("torch/extension.h") ||
+                      Name.ends_with("ATen/ATen.h") ||
+                      Name.ends_with("ATen/core/Tensor.h") ||
+                      Name.ends_with("torch/all.h") ||
+                      Name.ends_with("pybind11/pybind11.h") ||
+                      Name.ends_with("torch/library.h");
+    }
     Builder B(Ctx, Pol, Out);
     B.TraverseDecl(Ctx.getTranslationUnitDecl());
     B.checkMacros(Macros);

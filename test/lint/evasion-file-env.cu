@@ -1,5 +1,5 @@
 // Reading the environment (secret seeds) or files.
-// RUN: not atrex-lint --no-snippets %s 2>&1 | FileCheck %s
+// RUN: not atrex-lint --mode=submission --no-snippets %s 2>&1 | FileCheck %s
 #include <cstdio>
 #include <cstdlib>
 __global__ void k(float *x, unsigned s) { x[0] = s; }

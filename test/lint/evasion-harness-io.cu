@@ -1,8 +1,8 @@
 // Writing to raw file descriptors (the harness's report channel) and ending
 // the process from the entry: report forgery and skipping the harness's own
 // checks (examples/gate/silu_and_mul_forge_report.cu).
-// RUN: not atrex-lint --no-snippets %s 2>&1 | FileCheck %s
-// RUN: atrex-lint --no-snippets %S/Inputs/harness-io-negative.cu 2>&1 | FileCheck %S/Inputs/harness-io-negative.cu --check-prefix=NEG
+// RUN: not atrex-lint --mode=submission --no-snippets %s 2>&1 | FileCheck %s
+// RUN: atrex-lint --mode=submission --no-snippets %S/Inputs/harness-io-negative.cu 2>&1 | FileCheck %S/Inputs/harness-io-negative.cu --check-prefix=NEG
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

@@ -1,6 +1,6 @@
 // A callback whose target comes from outside the submission cannot be
 // resolved and is reported rather than passed.
-// RUN: not atrex-lint --no-snippets %s 2>&1 | FileCheck %s
+// RUN: not atrex-lint --mode=submission --no-snippets %s 2>&1 | FileCheck %s
 __global__ void k(float *x) { x[0] = 0; }
 extern void (*registered_op)(float *);
 void entry(float *a, void (*post)(float *)) {

@@ -1,5 +1,5 @@
 // Starting processes or threads from the entry.
-// RUN: not atrex-lint --no-snippets %s 2>&1 | FileCheck %s
+// RUN: not atrex-lint --mode=submission --no-snippets %s 2>&1 | FileCheck %s
 #include <cstdio>
 #include <cstdlib>
 #include <thread>

@@ -1,6 +1,6 @@
 // Streams are followed by their variables: joining one stream does not join
 // another (regression: any join used to clear every stream).
-// RUN: not atrex-lint --no-snippets %s 2>&1 | FileCheck %s
+// RUN: not atrex-lint --mode=submission --no-snippets %s 2>&1 | FileCheck %s
 #include <cuda_runtime.h>
 __global__ void k(float *x) { x[0] = 0; }
 void entry(float *a, float *b) {

@@ -3,8 +3,8 @@
 // joined back, then destroyed. The timer on the caller's stream stops before
 // the work ends. Waiting in that direction is no join, and destroying a
 // stream does not wait for it.
-// RUN: not atrex-lint --no-snippets %s 2>&1 | FileCheck %s
-// RUN: not atrex-lint --no-snippets %S/Inputs/side-stream-torch-wrong-direction.cu 2>&1 | FileCheck %S/Inputs/side-stream-torch-wrong-direction.cu
+// RUN: not atrex-lint --mode=submission --no-snippets %s 2>&1 | FileCheck %s
+// RUN: not atrex-lint --mode=submission --no-snippets %S/Inputs/side-stream-torch-wrong-direction.cu 2>&1 | FileCheck %S/Inputs/side-stream-torch-wrong-direction.cu
 #include <cuda_runtime.h>
 __global__ void k(float *x) { x[0] = 0; }
 void entry(float *a, cudaStream_t caller) {

@@ -1,6 +1,6 @@
 // Work queued on a private stream that is never joined back escapes a timer
 // on the caller's stream.
-// RUN: not atrex-lint --no-snippets %s 2>&1 | FileCheck %s
+// RUN: not atrex-lint --mode=submission --no-snippets %s 2>&1 | FileCheck %s
 #include <cuda_runtime.h>
 __global__ void k(float *x) { x[0] = 0; }
 void entry(float *a) {

@@ -1,5 +1,5 @@
 // Output caching across calls through static containers or pointers.
-// RUN: not atrex-lint --no-snippets %s 2>&1 | FileCheck %s
+// RUN: not atrex-lint --mode=submission --no-snippets %s 2>&1 | FileCheck %s
 #include <unordered_map>
 __global__ void k(float *y, const float *x) { y[0] = x[0]; }
 // CHECK: :[[@LINE+1]]:15: warning: global 'last_out' of type 'float *' keeps state between calls of the entry and can cache outputs [atrex-evasion-static-state]

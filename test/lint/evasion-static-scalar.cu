@@ -1,5 +1,5 @@
 // Scalar state (a cached device property) is reported as a note only.
-// RUN: atrex-lint --no-snippets %s 2>&1 | FileCheck %s
+// RUN: atrex-lint --mode=submission --no-snippets %s 2>&1 | FileCheck %s
 #include <cuda_runtime.h>
 __global__ void k(float *x) { x[0] = 0; }
 void entry(float *a) {

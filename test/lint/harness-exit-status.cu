@@ -1,7 +1,7 @@
 // Exiting with a failure status in an error check makes the harness fail the
 // unit: no evasion. Exiting with status 0 (or an unknown status) from the
 // entry skips the harness's checks: evasion.
-// RUN: not atrex-lint --no-snippets %s 2>&1 | FileCheck %s
+// RUN: not atrex-lint --mode=submission --no-snippets %s 2>&1 | FileCheck %s
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>

@@ -1,6 +1,6 @@
 // HIP: a kernel that is never launched.
 // REQUIRES: hip
-// RUN: not atrex-lint --no-snippets %s 2>&1 | FileCheck %s
+// RUN: not atrex-lint --mode=submission --no-snippets %s 2>&1 | FileCheck %s
 #include <hip/hip_runtime.h>
 // CHECK: :[[@LINE+1]]:17: warning: kernel 'k' is defined but never launched from the entry
 __global__ void k(float *x) { x[0] = 0; }

@@ -1,5 +1,5 @@
 // An honest kernel launched with <<<>>> from an external entry is adopted.
-// RUN: atrex-lint --no-snippets --inventory %s 2>&1 | FileCheck %s
+// RUN: atrex-lint --mode=submission --no-snippets --inventory %s 2>&1 | FileCheck %s
 // CHECK-NOT: warning:
 // CHECK: kernel 'scale' at {{.*}}launch-basic.cu:[[@LINE+3]]:17: launched
 // CHECK: entry 'scale_inplace'

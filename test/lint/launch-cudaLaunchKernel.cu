@@ -1,6 +1,6 @@
 // Runtime launch APIs (cudaLaunchKernel, cudaLaunchKernelEx) launch the
 // kernels passed to them.
-// RUN: atrex-lint --no-snippets --inventory %s 2>&1 | FileCheck %s
+// RUN: atrex-lint --mode=submission --no-snippets --inventory %s 2>&1 | FileCheck %s
 // CHECK-NOT: warning:
 // CHECK-DAG: kernel 'k1' at {{.*}}: launched
 // CHECK-DAG: kernel 'k2' at {{.*}}: launched

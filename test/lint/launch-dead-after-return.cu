@@ -1,5 +1,5 @@
 // A launch after an unconditional return is dead code.
-// RUN: not atrex-lint --no-snippets %s 2>&1 | FileCheck %s
+// RUN: not atrex-lint --mode=submission --no-snippets %s 2>&1 | FileCheck %s
 __global__ void k(float *x) { x[0] = 1; }
 void entry(float *x) {
   x[0] = 0;

@@ -1,5 +1,5 @@
 // Constant flags and `if constexpr` branches that are never taken.
-// RUN: not atrex-lint --no-snippets %s 2>&1 | FileCheck %s
+// RUN: not atrex-lint --mode=submission --no-snippets %s 2>&1 | FileCheck %s
 __global__ void k(float *x) { x[0] = 1; }
 constexpr bool kUseKernel = false;
 #define ENABLE_GPU 0

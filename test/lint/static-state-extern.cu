@@ -1,8 +1,8 @@
 // Only objects the submission defines can keep state: `extern` declarations
 // (Python's `extern PyObject *PyExc_...` when its headers come in with -I)
 // are someone else's. A global the file defines is still reported.
-// RUN: atrex-lint --no-snippets %s 2>&1 | FileCheck %s
-// RUN: not atrex-lint --no-snippets %s -- -DDEFINE_IT 2>&1 | FileCheck %s --check-prefix=DEF
+// RUN: atrex-lint --mode=submission --no-snippets %s 2>&1 | FileCheck %s
+// RUN: not atrex-lint --mode=submission --no-snippets %s -- -DDEFINE_IT 2>&1 | FileCheck %s --check-prefix=DEF
 #include <cuda_runtime.h>
 struct PyObject;
 extern PyObject *PyExc_RuntimeError;

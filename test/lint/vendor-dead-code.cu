@@ -1,6 +1,6 @@
 // Vendor calls in comments, strings, `#if 0` regions, constant-false
 // branches and unreachable functions never count.
-// RUN: atrex-lint --no-snippets %s 2>&1 | FileCheck %s
+// RUN: atrex-lint --mode=submission --no-snippets %s 2>&1 | FileCheck %s
 // CHECK-NOT: warning:
 // CHECK: verdict: adopted
 #include <cublas_v2.h>

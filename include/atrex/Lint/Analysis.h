@@ -26,7 +26,8 @@ struct AnalysisOptions {
 /// verdict. Findings are sorted by file and line.
 /// The analysis mode of a model: the caller's (Opts.Mode), else the
 /// policy's, else detected (a named entry or a Python extension module: a
-/// submission; a `main`: a program; else a submission). \p Why says why.
+/// submission; a `main`: a program; a torch extension or an extern "C"
+/// function: a submission; else library code). \p Why says why.
 AnalysisMode chooseMode(const Model &M, const Policy &P,
                         const AnalysisOptions &Opts, std::string &Why);
 

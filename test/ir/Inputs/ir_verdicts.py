@@ -25,7 +25,8 @@ from corpus import corpus_files  # noqa: E402
 
 files = corpus_files(corpus, compilable=True)
 
-src = subprocess.run(["atrex-lint", "--format=json", *files],
+# The corpus holds submissions: both sides judged as such.
+src = subprocess.run(["atrex-lint", "--mode=submission", "--format=json", *files],
                      capture_output=True, text=True)
 src_verdict = {s["path"]: s["verdict"]
                for s in json.loads(src.stdout)["submissions"]}
@@ -40,7 +41,8 @@ def to_ir(f):
 with concurrent.futures.ThreadPoolExecutor(os.cpu_count()) as pool:
     irs = dict(zip(files, pool.map(to_ir, files)))
 ok = [f for f in files if irs[f]]
-ir = subprocess.run(["atrex-lint", "--format=json", *[irs[f] for f in ok]],
+ir = subprocess.run(["atrex-lint", "--mode=submission", "--format=json",
+                     *[irs[f] for f in ok]],
                     capture_output=True, text=True)
 ir_verdict = dict(zip(ok, (s["verdict"] for s in
                            json.loads(ir.stdout)["submissions"])))
