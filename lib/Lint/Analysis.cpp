@@ -187,13 +187,10 @@ static AnalysisMode detectMode(const Model &M, const AnalysisOptions &Opts,
           "harness calls";
     return AnalysisMode::Submission;
   }
-  if (!M.ExternCEntry.empty()) {
-    Why = "it defines extern \"C\" '" + M.ExternCEntry +
-          "': a harness can load and call it";
-    return AnalysisMode::Submission;
-  }
-  Why = "no 'main', no Python binding, no extern \"C\" entry and no "
-        "PyTorch: library code, each function on its own";
+  // extern "C" is no sign of a harness: C-style projects link their .cu
+  // files to the rest with it (cuda-samples' computeGold, initMergeSort).
+  Why = "no 'main', no Python binding and no PyTorch: library code, each "
+        "function on its own";
   return AnalysisMode::Library;
 }
 

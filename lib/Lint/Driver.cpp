@@ -1147,8 +1147,6 @@ void Model::merge(Model &&O) {
   DeviceModule = (Functions.empty() || DeviceModule) && O.DeviceModule;
   UsesTorch |= O.UsesTorch;
   FromSource |= O.FromSource;
-  if (ExternCEntry.empty())
-    ExternCEntry = O.ExternCEntry;
   Files.insert(Files.end(), O.Files.begin(), O.Files.end());
   Errors.insert(Errors.end(), O.Errors.begin(), O.Errors.end());
   DeviceErrors.insert(DeviceErrors.end(), O.DeviceErrors.begin(),

@@ -198,9 +198,6 @@ public:
                          FD->isExternallyVisible() &&
                          !FD->isTemplateInstantiation() &&
                          !isa<CXXMethodDecl>(FD) && !FD->isInlined();
-    if (N.IsEntryCandidate && FD->isExternC() && !FD->isMain() &&
-        M.ExternCEntry.empty())
-      M.ExternCEntry = N.Name;
     if (FD->hasAttr<ConstructorAttr>() || FD->hasAttr<DestructorAttr>())
       N.IsEntryCandidate = true;
     checkRuntimeOverride(FD);
@@ -566,10 +563,6 @@ public:
             V && !V->empty() && V->back().Kind == SiteKind::Unresolved) {
           if (const auto *PVD = dyn_cast<ParmVarDecl>(DRE->getDecl()))
             V->back().ParamIndex = int(PVD->getFunctionScopeIndex());
-          else if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
-            V->back().ExternPointer =
-                VD->hasExternalStorage() &&
-                VD->hasDefinition() == VarDecl::DeclarationOnly;
         }
     }
     return true;

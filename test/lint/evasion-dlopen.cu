@@ -1,6 +1,6 @@
 // Loading a library by hand and calling through dlsym's pointer: both the
 // loader calls and the unresolvable indirect call are reported.
-// RUN: not atrex-lint --no-snippets %s 2>&1 | FileCheck %s
+// RUN: not atrex-lint --mode=submission --no-snippets %s 2>&1 | FileCheck %s
 #include <dlfcn.h>
 __global__ void k(float *x) { x[0] = 0; }
 using gemm_t = int (*)(void *, float *);

@@ -2,7 +2,7 @@
 // benchmark_kernel): the call through the parameter is resolved when every
 // caller passes a function of the submission, and the launch is reached.
 // RUN: atrex-lint --no-snippets %s 2>&1 | FileCheck %s
-// RUN: not atrex-lint --no-snippets %S/Inputs/launch-through-parameter-unknown.cu 2>&1 | FileCheck %S/Inputs/launch-through-parameter-unknown.cu
+// RUN: not atrex-lint --mode=submission --no-snippets %S/Inputs/launch-through-parameter-unknown.cu 2>&1 | FileCheck %S/Inputs/launch-through-parameter-unknown.cu
 // CHECK-NOT: atrex-evasion-indirect-call
 // CHECK-NOT: atrex-kernel-unlaunched
 // CHECK: verdict: adopted (adopted: 1 own kernel launched from 'main', no delegation)

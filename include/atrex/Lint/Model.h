@@ -61,9 +61,7 @@ struct Site {
   /// Unresolved calls through a parameter of the holding function: its index
   /// (resolved when every caller passes a function there); else -1.
   int ParamIndex = -1;
-  /// Unresolved calls through an `extern` pointer the submission does not
-  /// define (a library's dispatch table: GLEW's __glewGenBuffers).
-  bool ExternPointer = false;
+
 };
 
 /// A mutable variable that outlives one call of the entry.
@@ -128,9 +126,6 @@ struct Model {
   bool FromSource = false;
   /// The unit includes PyTorch or pybind11 headers: a torch extension.
   bool UsesTorch = false;
-  /// An externally visible host function with C linkage (what a harness
-  /// loads with dlsym/ctypes), other than `main`; empty if none.
-  std::string ExternCEntry;
   /// The front end chose the entries (IsEntryCandidate): the Python front
   /// end. The analysis mode then decides only which checks apply.
   bool EntriesChosen = false;

@@ -43,12 +43,6 @@ public:
         continue;
       if (S.ParamIndex >= 0 && resolvedByCallers(Ctx, *RS.Holder, S.ParamIndex))
         continue;
-      // A program's or library's calls through a library's dispatch
-      // pointers (GLEW's __glewGenBuffers behind glGenBuffers): the library
-      // loads them, not the code under analysis. A submission that calls
-      // through an extern pointer it does not define is still reported.
-      if (S.ExternPointer && Ctx.Mode != AnalysisMode::Submission)
-        continue;
       Finding F;
       F.Check = "atrex-evasion-indirect-call";
       F.Pos = S.Pos;
