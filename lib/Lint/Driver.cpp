@@ -340,6 +340,26 @@ atrex::lint::translateCommand(const std::vector<std::string> &In,
 // Running
 //===----------------------------------------------------------------------===//
 
+/// The header an `#include <h>` or `#include "h"` line names, with whether
+/// it is angled; nullopt for any other line.
+static std::optional<std::pair<StringRef, bool>>
+includeDirective(StringRef L) {
+  L = L.trim();
+  if (!L.consume_front("#"))
+    return std::nullopt;
+  L = L.ltrim();
+  if (!L.consume_front("include"))
+    return std::nullopt;
+  L = L.ltrim();
+  if (L.size() < 3 || (L[0] != '<' && L[0] != '"'))
+    return std::nullopt;
+  char Close = L[0] == '<' ? '>' : '"';
+  size_t End = L.find(Close, 1);
+  if (End == StringRef::npos)
+    return std::nullopt;
+  return std::make_pair(L.slice(1, End), L[0] == '<');
+}
+
 /// The include a "'x' file not found" message names.
 static StringRef missingInclude(StringRef Msg) {
   size_t B = Msg.find('\'');
@@ -504,15 +524,10 @@ public:
       }
       if (L.starts_with("#pragma once"))
         continue;
-      if (!L.consume_front("#"))
+      std::optional<std::pair<StringRef, bool>> Inc = includeDirective(L);
+      if (!Inc || !Inc->second)
         break;
-      L = L.ltrim();
-      if (!L.consume_front("include"))
-        break;
-      L = L.ltrim();
-      if (!L.starts_with("<") || !L.contains(">"))
-        break;
-      StringRef Header = L.substr(1, L.find('>') - 1);
+      StringRef Header = Inc->first;
       Prefix += "#include <" + Header.str() + ">\n";
       if (Header.starts_with("torch/") || Header.starts_with("ATen/") ||
           Header.starts_with("c10/") || Header.starts_with("pybind11/"))
@@ -995,17 +1010,10 @@ static void parseOne(StringRef File, const CompilationDatabase &DB,
     SmallVector<StringRef, 0> Lines;
     StringRef(Text).split(Lines, '\n');
     for (StringRef L : Lines) {
-      L = L.trim();
-      if (!L.consume_front("#"))
+      std::optional<std::pair<StringRef, bool>> Inc = includeDirective(L);
+      if (!Inc)
         continue;
-      L = L.ltrim();
-      if (!L.consume_front("include"))
-        continue;
-      L = L.ltrim();
-      if (L.size() < 3 || (L[0] != '<' && L[0] != '"'))
-        continue;
-      char Close = L[0] == '<' ? '>' : '"';
-      StringRef Header = L.drop_front().split(Close).first;
+      StringRef Header = Inc->first;
       if (isLibraryHeader(Header)) {
         UsesLibrary = true;
         break;
