@@ -111,6 +111,7 @@ static std::vector<SymbolRule> pythonRules() {
       {"torch::utils::cpp_extension::*", "torch::device", "torch::Size",
        "torch::dtype", "torch::is_tensor", "torch::no_grad",
        "torch::inference_mode", "torch::get_default_dtype", "torch::finfo",
+       "torch::get_device_module", "torch::get_device", "torch::accelerator::*",
        "torch::iinfo", "torch::set_grad_enabled", "torch::manual_seed",
        "torch::nn::Module::*", "torch::nn::Parameter", "torch::numel",
        "torch::backends::*", "torch::library::*", "torch::_C::_cuda_*",
@@ -139,6 +140,10 @@ static std::vector<SymbolRule> pythonRules() {
                      "os::setsid", "os::setpgid", "os::exec*", "os::spawn*", "os::posix_spawn*",
                      "asyncio::create_subprocess_*", "asyncio::to_thread",
                      "pty::spawn"}));
+  // Reading a package's installed version loads none of its code.
+  Rs.push_back(rule("python-package-metadata", Allow, "", "package metadata",
+                    {"importlib::metadata::version",
+                     "importlib::metadata::PackageNotFoundError"}));
   Rs.push_back(rule("python-dynamic-load", Evasion,
                     "atrex-evasion-dynamic-load", "dynamic loader",
                     {"ctypes::*", "cffi::*", "importlib::*", "__import__",
@@ -176,6 +181,44 @@ static std::vector<SymbolRule> pythonRules() {
                      "cupy::*", "cublas::*", "nvidia::cublas::*",
                      "cuda::bindings::cublas*"}));
   return Rs;
+}
+
+/// Program mode only (docs/python-frontend.md): what a script's `__main__`
+/// does around the kernel it runs.
+static std::vector<SymbolRule> programRules() {
+  std::vector<SymbolRule> Rs;
+  Rs.push_back(rule(
+      "python-program-inputs", RuleAction::Allow, "", "PyTorch",
+      {"torch::randn", "torch::rand", "torch::randint", "torch::randn_like",
+       "torch::rand_like", "torch::randint_like", "torch::randperm",
+       "torch::arange", "torch::manual_seed", "torch::seed",
+       "torch::random::*", "torch::cuda::manual_seed*",
+       "torch::testing::make_tensor", "at::Tensor::normal_",
+       "at::Tensor::uniform_", "at::Tensor::random_"}));
+  Rs.push_back(rule(
+      "python-program-checks", RuleAction::Allow, "", "PyTorch",
+      {"torch::allclose", "torch::isclose", "torch::equal",
+       "torch::testing::assert_close", "torch::testing::assert_allclose",
+       "at::Tensor::allclose", "at::Tensor::isclose", "at::Tensor::equal"}));
+  return Rs;
+}
+
+Policy atrex::lint::pythonProgramPolicy(const Policy &PyP) {
+  auto It = std::find_if(PyP.Rules.begin(), PyP.Rules.end(),
+                         [](const SymbolRule &R) {
+                           return R.Id == "python-torch-glue";
+                         });
+  if (It == PyP.Rules.end())
+    return PyP;
+  Policy Out = PyP;
+  std::vector<SymbolRule> Pr = programRules();
+  Out.Rules.insert(Out.Rules.begin() + (It - PyP.Rules.begin()), Pr.begin(),
+                   Pr.end());
+  if (Error E = Out.compile()) {
+    consumeError(std::move(E));
+    return PyP;
+  }
+  return Out;
 }
 
 Policy atrex::lint::pythonPolicy(const Policy &P) {

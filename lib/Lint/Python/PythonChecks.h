@@ -11,6 +11,7 @@
 #define ATREX_LIB_LINT_PYTHON_PYTHONCHECKS_H
 
 #include "../Checks/Check.h"
+#include "atrex/Lint/Policy.h"
 #include <map>
 #include <memory>
 #include <string>
@@ -53,6 +54,13 @@ struct PythonFacts {
   };
   std::vector<PendingSite> PendingSites;
 };
+
+/// \p PyP (a pythonPolicy) with the rules of program mode before the Python
+/// rules: a program's `__main__` generates its inputs (`torch.randn`,
+/// `torch.arange`, `x.normal_()`, ...) and compares results
+/// (`torch.allclose`, `torch.testing.assert_close`): glue, not the
+/// operator's compute. Unchanged with `inherit: none`.
+Policy pythonProgramPolicy(const Policy &PyP);
 
 /// atrex-evasion-static-state and atrex-evasion-side-stream for Python.
 std::vector<std::unique_ptr<LintCheck>>

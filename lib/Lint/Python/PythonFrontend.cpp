@@ -74,6 +74,10 @@ struct PyFunc {
   bool Triton = false;
   bool Module = false; ///< defined at module level
   bool Static = false; ///< @staticmethod: no `self`
+  /// The `if __name__ == "__main__":` block of a script: a pseudo-function
+  /// (`__main__`) whose body is the block, a program's entry.
+  bool Main = false;
+  PyNode Body; ///< the block (Main only)
   /// Parameters promoted to tensors because a caller passes a tensor, and
   /// those a caller passes a tensor or an unknown value.
   std::set<std::string> TensorParams, TensorishArgs;
@@ -144,9 +148,17 @@ bool isTorchLayerClass(StringRef Q) {
            Last == "ParameterDict" || Last == "Buffer");
 }
 
-/// torch.* calls that return no tensor (for the tensor-ness of values).
+/// torch.* calls that return no tensor (for the tensor-ness of values):
+/// device and version queries among them (`torch.xpu.get_device_properties`,
+/// `torch.get_device_module()`).
 bool torchReturnsNonTensor(StringRef Q) {
   return Q.starts_with("torch.cuda.") || Q.starts_with("torch.utils.") ||
+         Q.starts_with("torch.xpu.") || Q.starts_with("torch.mps.") ||
+         Q.starts_with("torch.npu.") || Q.starts_with("torch.accelerator.") ||
+         Q.starts_with("torch.version.") || Q == "torch.get_device_module" ||
+         Q == "torch.get_device" || Q == "torch.manual_seed" ||
+         Q.starts_with("torch.testing.") || Q == "torch.allclose" ||
+         Q == "torch.equal" ||
          Q == "torch.device" || Q == "torch.Size" || Q == "torch.dtype" ||
          Q == "torch.is_tensor" || Q == "torch.numel" || Q == "torch.finfo" ||
          Q == "torch.iinfo" || Q == "torch.no_grad" ||
@@ -168,6 +180,29 @@ static StringRef operatorOf(PyNode N) {
 static bool identityOrMembership(StringRef Op) {
   return Op.starts_with("is") || Op.starts_with("in") ||
          Op.starts_with("not");
+}
+
+PyNode bodyOf(const PyFunc &F) {
+  return F.Main ? F.Body : F.Def.field("body");
+}
+
+/// `__name__ == "__main__"` (either order, parenthesised).
+bool isMainCondition(PyNode C) {
+  while (C.is("parenthesized_expression"))
+    C = C.named(0);
+  if (!C.is("comparison_operator") || C.numNamed() != 2 ||
+      operatorOf(C) != "==")
+    return false;
+  auto IsName = [](PyNode N) {
+    return N.is("identifier") && N.text() == "__name__";
+  };
+  auto IsMain = [](PyNode N) {
+    std::optional<PyString> S =
+        N.is("string") ? decodeStringLiteral(N) : std::nullopt;
+    return S && S->Text == "__main__";
+  };
+  PyNode A = C.named(0), B = C.named(1);
+  return (IsName(A) && IsMain(B)) || (IsMain(A) && IsName(B));
 }
 
 class PythonModelBuilder;
@@ -244,6 +279,10 @@ public:
                      std::vector<std::string> &Errors);
   /// Entries named with --entry (their parameters are tensors).
   std::vector<std::string> EntryNames;
+  /// The key of the `__main__` pseudo-function, empty without one.
+  std::string MainKey;
+  /// A program's entry is its `__main__` block (after chooseEntries).
+  void useMainEntry();
 
 private:
   // ---- module scan
@@ -286,6 +325,9 @@ private:
   Ref classMember(const std::string &Class, StringRef Name, unsigned Depth = 0);
   void walk(PyNode N, FnState &St);
   void visitCall(PyNode Call, FnState &St);
+  bool ordinaryImport(PyNode Call, StringRef Q, FnState &St);
+  std::optional<std::string> importedName(PyNode Call, StringRef Q);
+  bool perfReport(const std::string &Key);
   void visitAssign(PyNode N, FnState &St);
   void bindTarget(PyNode Target, const Ref &V, FnState &St);
   void checkStateWrite(PyNode Target, PyNode Value, FnState &St, bool Augmented);
@@ -683,6 +725,20 @@ void PythonModelBuilder::scanModule() {
       scanClass(D);
       continue;
     }
+    // `if __name__ == "__main__":` runs when the file is the program (never
+    // in a module read because the file imports it).
+    if (S.is("if_statement") && !Followed && MainKey.empty() &&
+        isMainCondition(S.field("condition")) && S.field("consequence")) {
+      PyFunc F;
+      F.Name = "__main__";
+      F.Key = "py:__main__";
+      F.Def = S;
+      F.Main = true;
+      F.Body = S.field("consequence");
+      MainKey = F.Key;
+      Funcs[F.Key] = std::move(F);
+      continue;
+    }
     if (S.is("expression_statement") && S.numNamed() == 1 &&
         S.named(0).is("assignment")) {
       PyNode A = S.named(0);
@@ -1048,6 +1104,8 @@ Ref PythonModelBuilder::resolve(PyNode N, FnState &St) {
     switch (C.K) {
     case Ref::Qualified: {
       StringRef Q = C.S;
+      if (std::optional<std::string> Mod = importedName(N, Q))
+        return isOwn(*Mod) ? lookupOwn(*Mod) : Ref::of(Ref::Qualified, *Mod);
       if (Q == "torch.cuda.Stream" || Q == "torch.cuda.streams.Stream" ||
           Q == "torch.Stream")
         return Ref::of(Ref::Stream);
@@ -1097,6 +1155,141 @@ Ref PythonModelBuilder::resolve(PyNode N, FnState &St) {
     return {};
   }
   return {};
+}
+
+bool PythonModelBuilder::perfReport(const std::string &Key) {
+  auto It = Funcs.find(Key);
+  if (It == Funcs.end())
+    return false;
+  for (PyNode D : It->second.Decorators)
+    if (qualifiedOf(D.numNamed() ? D.named(0) : PyNode()) ==
+        "triton.testing.perf_report")
+      return true;
+  return false;
+}
+
+/// The module `importlib.import_module("m")` / `__import__("m")` names with
+/// a constant string (absolute: a relative name needs its package).
+std::optional<std::string> PythonModelBuilder::importedName(PyNode Call,
+                                                            StringRef Q) {
+  if (Q != "importlib.import_module" && Q != "__import__")
+    return std::nullopt;
+  PyNode Args = Call.field("arguments");
+  if (!Args.numNamed())
+    return std::nullopt;
+  PyNode A = Args.named(0);
+  if (A.is("keyword_argument"))
+    A = A.field("name").text() == "name" ? A.field("value") : PyNode();
+  auto S = evalStrings(A);
+  if (!S || S->size() != 1 || (*S)[0].Text.empty() ||
+      (*S)[0].Text.front() == '.')
+    return std::nullopt;
+  std::string Name = (*S)[0].Text;
+  for (char C : Name)
+    if (!isAlnum(C) && C != '_' && C != '.')
+      return std::nullopt;
+  // `__import__("a.b")` returns the package `a`.
+  if (Q == "__import__")
+    Name = StringRef(Name).split('.').first.str();
+  return Name;
+}
+
+/// Whether a dynamic import is an ordinary one: its module is named by a
+/// constant string, or its result is only read for non-callable metadata
+/// (`m.__version__`, `hasattr(m, ...)`, `m is None`). A result that is
+/// called, handed on, returned or stored stays dynamic loading.
+bool PythonModelBuilder::ordinaryImport(PyNode Call, StringRef Q,
+                                        FnState &St) {
+  PyNode Args = Call.field("arguments");
+  if (importedName(Call, Q))
+    return true;
+  // A relative name with a constant string: a module of the own package.
+  if (Args.numNamed() && !Args.named(0).is("keyword_argument"))
+    if (auto S = evalStrings(Args.named(0));
+        S && S->size() == 1 && StringRef((*S)[0].Text).starts_with("."))
+      return true;
+  if (!St.F)
+    return false;
+  PyNode P = Call.parent();
+  while (P.is("parenthesized_expression"))
+    P = P.parent();
+  if (!P.is("assignment") || !(P.field("right") == Call.parent() ||
+                               P.field("right") == Call))
+    return false;
+  PyNode L = P.field("left");
+  if (!L.is("identifier"))
+    return false;
+  std::string Var = L.text().str();
+  if (St.Globals.count(Var))
+    return false;
+  static const char *const Metadata[] = {
+      "__version__", "version", "VERSION", "__file__", "__name__",
+      "__path__",    "__package__", "__doc__"};
+  bool Inert = true;
+  std::function<void(PyNode)> Scan = [&](PyNode N) {
+    if (!Inert)
+      return;
+    if (N.is("global_statement") || N.is("nonlocal_statement")) {
+      for (PyNode C : N.namedChildren())
+        if (C.text() == Var)
+          Inert = false;
+      return;
+    }
+    if (N.is("identifier") && N.text() == Var && !(N == L)) {
+      PyNode Up = N.parent();
+      // `m.attr`: `attr` is an attribute name, `m` the object.
+      if (Up.is("attribute") && !(Up.field("object") == N))
+        return;
+      if (Up.is("keyword_argument") && Up.field("name") == N)
+        return;
+      if (Up.is("attribute")) {
+        StringRef Attr = Up.field("attribute").text();
+        if (!oneOf(Attr, Metadata)) {
+          Inert = false;
+          return;
+        }
+        if (Attr.starts_with("__"))
+          return; // strings and lists: their methods run no module code
+        // `m.version.cuda`: never called.
+        PyNode Top = Up;
+        while (Top.parent().is("attribute") &&
+               Top.parent().field("object") == Top)
+          Top = Top.parent();
+        if (Top.parent().is("call") && Top.parent().field("function") == Top)
+          Inert = false;
+        return;
+      }
+      if (Up.is("argument_list")) {
+        PyNode C = Up.parent();
+        StringRef F = C.field("function").text();
+        if (F == "hasattr" && Up.numNamed() && Up.named(0) == N)
+          return;
+        if (F == "getattr" && Up.numNamed() >= 2 && Up.named(0) == N) {
+          auto Name = evalStrings(Up.named(1));
+          PyNode Outer = C.parent();
+          bool Called = Outer.is("call") && Outer.field("function") == C;
+          if (Name && Name->size() == 1 &&
+              oneOf(StringRef((*Name)[0].Text), Metadata) && !Called)
+            return;
+        }
+        Inert = false;
+        return;
+      }
+      // `m is None`, `if m:`, `not m`.
+      if (Up.is("comparison_operator") &&
+          identityOrMembership(operatorOf(Up)))
+        return;
+      if (Up.is("not_operator") || Up.is("if_statement") ||
+          Up.is("elif_clause") || Up.is("boolean_operator"))
+        return;
+      Inert = false;
+      return;
+    }
+    for (unsigned I = 0, E = N.numChildren(); I < E; ++I)
+      Scan(N.child(I));
+  };
+  Scan(bodyOf(*St.F));
+  return Inert;
 }
 
 void PythonModelBuilder::addSite(FnState &St, PyNode At, SiteKind K,
@@ -1153,6 +1346,15 @@ void PythonModelBuilder::visitCall(PyNode Call, FnState &St) {
       return;
     }
   }
+  // `bench.run(...)` of a `@triton.testing.perf_report` function runs it.
+  if (C.K == Ref::None && Fn.is("attribute") &&
+      Fn.field("attribute").text() == "run") {
+    Ref Obj = resolve(Fn.field("object"), St);
+    if (Obj.K == Ref::OwnFunction && perfReport(Obj.S)) {
+      addSite(St, Call, SiteKind::Call, funcName(Obj.S), Obj.S);
+      return;
+    }
+  }
   // A function of the submission's own package that was not read (or is
   // not a function there): own code, not a library's.
   if (C.K == Ref::OwnExternal)
@@ -1170,7 +1372,33 @@ void PythonModelBuilder::visitCall(PyNode Call, FnState &St) {
     if (Q == "getattr" || Q == "super" || Q == "isinstance" || Q == "len" ||
         Q == "range" || Q == "print")
       return;
+    if ((Q == "importlib.import_module" || Q == "__import__") &&
+        ordinaryImport(Call, Q, St))
+      return;
+    // A test runner in a script's `__main__` runs the file's tests.
+    if (St.F && St.F->Main &&
+        (Q == "pytest.main" || Q == "unittest.main")) {
+      for (auto &KV : Funcs) {
+        const PyFunc &T = KV.second;
+        StringRef Simple = StringRef(T.Name).rsplit('.').second;
+        if (Simple.empty())
+          Simple = T.Name;
+        if (!T.Triton && !T.Main && Simple.starts_with("test"))
+          addSite(St, Call, SiteKind::Call, T.Name, T.Key);
+      }
+    }
     addSite(St, Call, SiteKind::Call, cxxName(Q));
+    // Own functions handed to a call in `__main__` (`fire.Fire(main)`,
+    // `do_bench(fn)`, `Thread(target=run)`) are run by it.
+    if (St.F && St.F->Main)
+      for (PyNode A : Call.field("arguments").namedChildren()) {
+        PyNode V = A.is("keyword_argument") ? A.field("value") : A;
+        if (!V.is("identifier"))
+          continue;
+        Ref R = resolve(V, St);
+        if (R.K == Ref::OwnFunction)
+          addSite(St, V, SiteKind::Call, funcName(R.S), R.S);
+      }
     return;
   }
   switch (C.K) {
@@ -1543,7 +1771,7 @@ void PythonModelBuilder::walkFunction(PyFunc &F) {
   Node.Key = F.Key;
   Node.Name = F.Name;
   Node.Display = F.Name;
-  Node.Pos = pos(F.Def.field("name"));
+  Node.Pos = pos(F.Main ? F.Def : F.Def.field("name"));
   Node.HasBody = true;
   Node.IsKernel = F.Triton;
   Node.IsDeviceOnly = F.Triton;
@@ -1569,7 +1797,7 @@ void PythonModelBuilder::walkFunction(PyFunc &F) {
       (F.Module && Simple == "custom_kernel") ||
       llvm::is_contained(EntryNames, F.Name) ||
       llvm::is_contained(EntryNames, Simple.str());
-  std::set<std::string> Used = tensorUses(F.Def.field("body"));
+  std::set<std::string> Used = tensorUses(bodyOf(F));
   bool First = true;
   for (const PyParam &P : params(F)) {
     if (First && P.Receiver) {
@@ -1604,7 +1832,7 @@ void PythonModelBuilder::walkFunction(PyFunc &F) {
       addSite(St, D, SiteKind::Call, cxxName(Q));
     }
   }
-  walk(F.Def.field("body"), St);
+  walk(bodyOf(F), St);
   if (Memo) {
     // Memoising can replay outputs only when the function takes or returns
     // tensors (or a caller passes it tensors or unknown values); a cached
@@ -1733,6 +1961,14 @@ void PythonModelBuilder::chooseEntries(const std::vector<std::string> &Names,
     if (KV.first != "Model")
       if (Ref F = classMember(KV.first, "forward"); F.K == Ref::OwnFunction)
         Mark(F.S);
+}
+
+void PythonModelBuilder::useMainEntry() {
+  if (MainKey.empty())
+    return;
+  for (auto &KV : M.Functions)
+    KV.second.IsEntryCandidate = false;
+  M.Functions[MainKey].IsEntryCandidate = true;
 }
 
 /// A script: `if __name__ == "__main__":` at the top level.
@@ -1917,7 +2153,7 @@ SubmissionResult atrex::lint::lintPythonFile(StringRef File, const Policy &P,
   AO.ModeReason = Opts.ModeReason;
   if (!AO.Mode && !PyP.Mode) {
     if (!B.HarnessEntry &&
-        hasMainBlock((*Buf)->getBuffer())) {
+        (!B.MainKey.empty() || hasMainBlock((*Buf)->getBuffer()))) {
       AO.Mode = AnalysisMode::Program;
       AO.ModeReason = "a script with a '__main__' block and no ModelNew or "
                       "custom_kernel";
@@ -1925,6 +2161,16 @@ SubmissionResult atrex::lint::lintPythonFile(StringRef File, const Policy &P,
       AO.Mode = AnalysisMode::Submission;
       AO.ModeReason = B.EntryReason;
     }
+  }
+  // A program runs its `__main__` block: that block (and what it calls) is
+  // the entry, and its inputs and result checks are glue.
+  AnalysisMode Mode = AO.Mode ? *AO.Mode
+                      : PyP.Mode ? *PyP.Mode
+                                 : AnalysisMode::Submission;
+  if (Mode == AnalysisMode::Program) {
+    if (Opts.Entries.empty())
+      B.useMainEntry();
+    PyP = pythonProgramPolicy(PyP);
   }
   SubmissionResult R = analyze(M, PyP, AO);
   // The Python-only checks, on the same reachability.
