@@ -320,6 +320,7 @@ private:
   std::set<std::string> tensorUses(PyNode Body);
   void recordArgs(const std::string &Callee, PyNode Args, FnState &St);
   bool Promoted = false; ///< a pass promoted a parameter to a tensor
+  PyNode CurrentValue; ///< the right side bindTarget binds (visitAssign)
   Ref resolve(PyNode N, FnState &St);
   Ref resolveAttr(const Ref &Obj, StringRef Attr, FnState &St);
   Ref classMember(const std::string &Class, StringRef Name, unsigned Depth = 0);
@@ -1473,7 +1474,13 @@ void PythonModelBuilder::visitCall(PyNode Call, FnState &St) {
 
 void PythonModelBuilder::bindTarget(PyNode Target, const Ref &V, FnState &St) {
   if (Target.is("identifier")) {
-    St.Locals[Target.text().str()] = V;
+    Ref &L = St.Locals[Target.text().str()];
+    // `x = None` on another path (`else: dW = None`) keeps a tensor a
+    // tensor: whatever uses it as one runs when it is one.
+    if (V.K == Ref::None && (L.K == Ref::Tensor || L.K == Ref::MaybeTensor) &&
+        CurrentValue && CurrentValue.is("none"))
+      return;
+    L = V;
     return;
   }
   if (Target.is("pattern_list") || Target.is("tuple_pattern") ||
@@ -1545,6 +1552,7 @@ void PythonModelBuilder::visitAssign(PyNode N, FnState &St) {
   Ref V = resolve(R, St);
   if (Augmented)
     return;
+  CurrentValue = R;
   if (R.is("tuple") || R.is("expression_list")) {
     std::vector<PyNode> Ls = L.namedChildren(), Rs = R.namedChildren();
     if ((L.is("pattern_list") || L.is("tuple_pattern")) &&
@@ -1555,6 +1563,7 @@ void PythonModelBuilder::visitAssign(PyNode N, FnState &St) {
     }
   }
   bindTarget(L, V, St);
+  CurrentValue = PyNode();
 }
 
 void PythonModelBuilder::walk(PyNode N, FnState &St) {
