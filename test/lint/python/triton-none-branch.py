@@ -26,7 +26,7 @@ def col_sum(src, with_weight):
         partial = None
     col_partial_kernel[(rows,)](src, partial, rows, cols, TILE=triton.next_power_of_2(cols))
     if with_weight:
-        # CHECK: triton-none-branch.py:[[@LINE+1]]:15: warning: call to 'at::Tensor::sum' delegates compute to PyTorch/ATen [atrex-delegation-torch]
+        # CHECK: triton-none-branch.py:[[@LINE+1]]:16: warning: call to 'at::Tensor::sum' delegates compute to PyTorch/ATen [atrex-delegation-torch]
         return partial.sum(dim=0)
     return None
 # CHECK: verdict: fallback (fallback: PyTorch/ATen (at::Tensor::sum))
