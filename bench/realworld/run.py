@@ -266,7 +266,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", default=str(HERE / "corpus.yaml"))
     ap.add_argument("--atrex", default=str(ROOT / "build" / "bin" / "atrex-lint"))
-    ap.add_argument("--mirrors", default="/work/.mirror", help="directory of bare mirrors (owner+name/repo)")
+    default_mirrors = os.environ.get(
+        "ATREX_MIRRORS", str(Path(__file__).resolve().parents[2].parent / ".mirror"))
+    ap.add_argument("--mirrors", default=default_mirrors,
+                    help="directory of bare mirrors (owner+name/repo); default $ATREX_MIRRORS, "
+                         "else .mirror beside the checkout")
     ap.add_argument("--cache", default=str(ROOT / ".cache" / "realworld"), help="where checkouts go")
     ap.add_argument("-j", "--jobs", type=int, default=max(1, (os.cpu_count() or 2)))
     ap.add_argument("--timeout", type=int, default=180, help="seconds per file")
