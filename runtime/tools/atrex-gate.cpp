@@ -79,7 +79,7 @@ int runCheck(const std::string &worker) {
   auto add = [&](const std::string &name, bool ok, const std::string &detail, bool required = true) {
     items.push_back({name, detail, ok, required});
   };
-  add("nvcc", fs::exists(ATREX_RT_NVCC), std::string(ATREX_RT_NVCC) + " (CUDA " ATREX_RT_CUDA_VERSION ")");
+  add("nvcc", fs::exists(nvccPath()), nvccPath() + " (CUDA " ATREX_RT_CUDA_VERSION ")");
   std::string cuobjdump = cuobjdumpPath();
   add("cuobjdump", fs::exists(cuobjdump),
       cuobjdump + (fs::exists(cuobjdump) ? " (extracts the submissions' cubins)"

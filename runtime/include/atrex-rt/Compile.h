@@ -55,8 +55,9 @@ std::vector<std::string> nvccCommand(const Submission &sub, const PlanSettings &
 std::string resolveHipInclude(const PlanSettings &settings, std::string &error);
 
 // The CUDA tools the gate runs: the toolkit's, unless the environment names
-// another (ATREX_CUOBJDUMP: a CUDA install without one, tests;
-// ATREX_COMPUTE_SANITIZER: settings.memcheck).
+// another (ATREX_NVCC: tests; ATREX_CUOBJDUMP: a CUDA install without one,
+// tests; ATREX_COMPUTE_SANITIZER: settings.memcheck).
+std::string nvccPath();
 std::string cuobjdumpPath();
 std::string computeSanitizerPath();
 

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <sstream>
 #include <unistd.h>
@@ -75,7 +77,7 @@ std::vector<std::string> nvccCommand(const Submission &sub, const PlanSettings &
   std::string compute = "compute_" + arch.substr(arch.find('_') + 1);
   std::string torch = ATREX_RT_TORCH_DIR;
   std::vector<std::string> cmd = {
-      ATREX_RT_NVCC, "-O3", "-std=c++20", "-shared", "-Xcompiler", "-fPIC",
+      nvccPath(), "-O3", "-std=c++20", "-shared", "-Xcompiler", "-fPIC",
       "--expt-relaxed-constexpr",
       // SASS only, no PTX: a JIT-compiled PTX image would not match the hash
       // of any cubin extracted from the library.
@@ -117,6 +119,11 @@ static std::string toolPath(const char *envName, const char *name) {
   if (const char *env = std::getenv(envName); env && *env)
     return env;
   return std::string(ATREX_RT_CUDA_BIN_DIR) + "/" + name;
+}
+std::string nvccPath() {
+  if (const char *env = std::getenv("ATREX_NVCC"); env && *env)
+    return env;
+  return ATREX_RT_NVCC;
 }
 std::string cuobjdumpPath() { return toolPath("ATREX_CUOBJDUMP", "cuobjdump"); }
 std::string computeSanitizerPath() { return toolPath("ATREX_COMPUTE_SANITIZER", "compute-sanitizer"); }
@@ -264,15 +271,21 @@ CompileResult compileSubmission(const Submission &sub, const OpSpec &spec,
     }
   }
 
-  // Build in a private directory, then publish it with one rename.
-  std::string tmp = res.dir + ".tmp." + std::to_string(getpid());
+  // Build in a scratch directory of this build's own, then publish it with one
+  // rename. Unique per build, not per process: two --jobs threads compiling
+  // plan entries with the same source share the key (and the pid), and a
+  // directory per pid let one remove the other's files (issue 15; test
+  // AtrexGate.ParallelCompilesOfOneSourceEachSucceed).
   std::error_code ec;
-  fs::remove_all(tmp, ec);
-  fs::create_directories(tmp, ec);
-  if (ec) {
-    res.reason = "cannot create '" + tmp + "': " + ec.message();
+  fs::create_directories(cacheDir, ec);
+  std::string tmpl = res.dir + ".tmp.XXXXXX";
+  if (!mkdtemp(tmpl.data())) {
+    res.reason = "cannot create a scratch directory '" + tmpl + "' in the compile cache: " +
+                 std::strerror(errno);
+    res.internalError = true;
     return res;
   }
+  std::string tmp = tmpl;
   std::string subCopy = (fs::path(tmp) / submissionCopyName(sub)).string();
   std::string bindingPath = (fs::path(tmp) / "binding.cu").string();
   std::string soTmp = (fs::path(tmp) / "sub.so").string();

@@ -170,6 +170,30 @@ TEST(AtrexGate, RealWorkerReportsThroughTheKeyedChannel) {
   }
 }
 
+// Two plan entries with the same source have the same cache key: compiled
+// by two --jobs threads at once, each must build in a scratch directory of
+// its own (both used <key>.tmp.<pid>, and one failed: issue 15). The fake
+// nvcc writes the library, then sleeps, so both builds overlap.
+TEST(AtrexGate, ParallelCompilesOfOneSourceEachSucceed) {
+  std::string d = tmp("gate-jobs-race");
+  fakeCuobjdump(d);
+  std::ofstream(d + "/nvcc.sh") << "#!/bin/sh\nout=\nwhile [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
+                                   "echo fake-so > \"$out\" || exit 1\nsleep 2\n";
+  fs::permissions(d + "/nvcc.sh", fs::perms::owner_all);
+  std::ofstream(d + "/k.cu") << "// same bytes for both entries\n";
+  std::ofstream(d + "/plan.json") << R"({"submissions":[
+    {"name":"a","source":"k.cu","operator":"rms_norm","problems":[{"shape":{"T":1,"H":8}}]},
+    {"name":"b","source":"k.cu","operator":"rms_norm","problems":[{"shape":{"T":1,"H":8}}]}]})";
+  Out o = sh("ATREX_NVCC=" + d + "/nvcc.sh ATREX_CUOBJDUMP=" + d + "/cuobjdump.sh " + kGate +
+             " --compile-only --jobs 2 --plan " + d + "/plan.json --out " + d + "/r.jsonl --cache " + d +
+             "/cache");
+  EXPECT_EQ(o.status, 0) << o.text;
+  EXPECT_NE(o.text.find("compiled 2 of 2 submissions"), std::string::npos) << o.text;
+  // Nothing of the scratch directories is left in the cache.
+  for (const auto &e : fs::directory_iterator(d + "/cache"))
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+}
+
 TEST(AtrexGate, ShardsSplitThePlan) {
   std::string d = tmp("gate-shard");
   std::ofstream(d + "/plan.json") << R"({"submissions":[{"source":"missing.cu","operator":"rms_norm",
