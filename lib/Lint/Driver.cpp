@@ -1,6 +1,7 @@
 //===- Driver.cpp - lint files or a compilation database ------------------===//
 
 #include "atrex/Lint/Driver.h"
+#include "atrex/Lint/Report.h"
 #include "atrex/Lint/Checks.h"
 #include "atrex/Lint/IRModel.h"
 #include "atrex/Lint/ModelBuilder.h"
@@ -1221,8 +1222,98 @@ atrex::lint::commandFor(StringRef File, const LintOptions &Opts) {
   return DB.getCompileCommands(File).front().CommandLine;
 }
 
+/// runLint with every task (a file, or the whole submission) in a child
+/// process under Opts.Limits: a task that crashes, hangs or takes all memory
+/// becomes a result with verdict `unknown` naming what stopped it.
+static Expected<std::vector<SubmissionResult>>
+runIsolated(const LintOptions &Opts, const Policy &P,
+            const std::vector<std::string> &Files) {
+  bool Whole = !Opts.Submission.empty();
+  size_t Tasks = Whole ? 1 : Files.size();
+  unsigned Jobs = Opts.Jobs ? Opts.Jobs
+                            : hardware_concurrency().compute_thread_count();
+  detectToolchain(); // once, inherited by every child
+  std::vector<ChildOutcome> Outcomes = runInChildren(
+      Tasks, Whole ? 1 : Jobs, Opts.Limits, [&](size_t I) -> std::string {
+        LintOptions Sub = Opts;
+        Sub.Isolate = false;
+        if (!Whole) {
+          Sub.Files = {Files[I]};
+          Sub.Jobs = 1;
+        }
+        Expected<std::vector<SubmissionResult>> R = runLint(Sub, P);
+        json::Array A;
+        if (!R) {
+          // Reported by the parent as this task's error.
+          A.push_back(json::Object{{"error", toString(R.takeError())}});
+        } else {
+          for (const SubmissionResult &S : *R)
+            A.push_back(submissionToJSON(S, /*Complete=*/true));
+        }
+        std::string Text;
+        raw_string_ostream OS(Text);
+        OS << json::Value(std::move(A));
+        return Text;
+      });
+
+  std::vector<SubmissionResult> Results;
+  for (size_t I = 0; I < Tasks; ++I) {
+    std::string Name = Whole ? Opts.Submission : Files[I];
+    auto Failed = [&](const std::string &Why) {
+      SubmissionResult R;
+      R.Path = Name;
+      R.Files = Whole ? Files : std::vector<std::string>{Files[I]};
+      R.Errors.push_back("atrex-lint: the analysis of '" + Name + "' " + Why);
+      R.Seconds = Outcomes[I].Seconds;
+      R.ModeReason.clear();
+      decideVerdict(R);
+      Results.push_back(std::move(R));
+    };
+    if (!Outcomes[I].OK) {
+      Failed(Outcomes[I].Failure);
+      continue;
+    }
+    Expected<json::Value> V = json::parse(Outcomes[I].Output);
+    const json::Array *A = V ? V->getAsArray() : nullptr;
+    if (!V)
+      consumeError(V.takeError());
+    if (!A) {
+      Failed("returned an unreadable result");
+      continue;
+    }
+    for (const json::Value &E : *A) {
+      if (const json::Object *O = E.getAsObject())
+        if (std::optional<StringRef> Err = O->getString("error")) {
+          Failed("failed: " + Err->str());
+          continue;
+        }
+      Expected<SubmissionResult> R = submissionFromJSON(E);
+      if (!R) {
+        Failed("returned an unreadable result: " + toString(R.takeError()));
+        continue;
+      }
+      Results.push_back(std::move(*R));
+    }
+  }
+  return Results;
+}
+
 Expected<std::vector<SubmissionResult>>
 atrex::lint::runLint(const LintOptions &Opts, const Policy &P) {
+  if (Opts.Isolate) {
+    Expected<std::unique_ptr<CompilationDatabase>> BaseOr = loadDatabase(Opts);
+    if (!BaseOr)
+      return BaseOr.takeError();
+    std::vector<std::string> Files = Opts.Files;
+    if (*BaseOr && Files.empty())
+      Files = (*BaseOr)->getAllFiles();
+    if (Files.empty())
+      return createStringError(inconvertibleErrorCode(),
+                               "atrex-lint: no input files");
+    LintOptions Sub = Opts;
+    Sub.Files = Files;
+    return runIsolated(Sub, P, Files);
+  }
   Expected<std::unique_ptr<CompilationDatabase>> BaseOr = loadDatabase(Opts);
   if (!BaseOr)
     return BaseOr.takeError();

@@ -65,6 +65,18 @@ static cl::opt<std::string> OutFile("o", cl::desc("Write the report here"),
                                     cl::cat(Cat));
 static cl::opt<unsigned> Jobs("j", cl::desc("Files analysed in parallel"),
                               cl::init(0), cl::cat(Cat));
+static cl::opt<unsigned> TimeoutOpt(
+    "timeout",
+    cl::desc("Per-file limit in seconds of wall clock: a file that runs past "
+             "it ends 'unknown' (default 300 when several files are linted, "
+             "none for one file; 0: no limit)"),
+    cl::value_desc("seconds"), cl::init(300), cl::cat(Cat));
+static cl::opt<unsigned> MaxRssOpt(
+    "max-rss",
+    cl::desc("Per-file limit of resident memory in MiB: a file that needs more "
+             "ends 'unknown' (default 8192 when several files are linted, "
+             "none for one file; 0: no limit)"),
+    cl::value_desc("MiB"), cl::init(8192), cl::cat(Cat));
 static cl::opt<std::string> Submission(
     "submission",
     cl::desc("Treat all inputs as one submission with this name"),
@@ -172,6 +184,14 @@ int main(int argc, char **argv) {
   Opts.Color = UseColor;
   if (!NoPCH)
     Opts.PCHDir = defaultPCHDir();
+  // Each file in a child process under the limits: in runs of several files
+  // (a compile database, a directory's files) by default, for one file when
+  // a limit is given.
+  bool Batch = Inputs.size() > 1 || (Inputs.empty() && !CompileCommands.empty());
+  bool Explicit = TimeoutOpt.getNumOccurrences() || MaxRssOpt.getNumOccurrences();
+  Opts.Limits.Seconds = TimeoutOpt;
+  Opts.Limits.MaxRssMiB = MaxRssOpt;
+  Opts.Isolate = (Batch || Explicit) && (TimeoutOpt || MaxRssOpt);
   if (PrintCommand) {
     for (const std::string &F : Opts.Files) {
       std::vector<std::string> CL = Exit(commandFor(F, Opts));

@@ -4,6 +4,7 @@
 #define ATREX_LINT_DRIVER_H
 
 #include "atrex/Lint/Analysis.h"
+#include "atrex/Lint/Isolation.h"
 #include "atrex/Lint/Finding.h"
 #include "llvm/Support/Error.h"
 #include <string>
@@ -69,6 +70,11 @@ struct LintOptions {
   bool Color = false;
   /// Directory of precompiled torch prefixes; empty disables them.
   std::string PCHDir;
+  /// Analyse each file (or, with Submission, the whole submission) in a
+  /// child process under these limits; a task that runs past one is a result
+  /// with verdict `unknown` naming the limit (docs/atrex-lint.md).
+  bool Isolate = false;
+  ChildLimits Limits;
 };
 
 /// The default PCH directory: $ATREX_CACHE_DIR/pch, else

@@ -10,6 +10,7 @@
 #define ATREX_LINT_REPORT_H
 
 #include "atrex/Lint/Finding.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 #include <vector>
@@ -34,6 +35,16 @@ void writePlainText(const std::vector<SubmissionResult> &Results,
 
 /// The documented JSON schema (docs/atrex-lint.md#json), version 1.
 llvm::json::Value toJSON(const std::vector<SubmissionResult> &Results);
+
+/// One submission of that schema; \p Complete adds what only the text report
+/// needs (`rendered`, `launches_visible`), so that a result analysed in a
+/// child process comes back whole.
+llvm::json::Value submissionToJSON(const SubmissionResult &R,
+                                   bool Complete = false);
+
+/// The inverse of submissionToJSON: a submission read
+/// back (the first missing or mistyped field is the error).
+llvm::Expected<SubmissionResult> submissionFromJSON(const llvm::json::Value &V);
 
 /// SARIF 2.1.0 through clang::SarifDocumentWriter: one run, one rule per
 /// check, one result per finding, the call path as a code flow.
