@@ -6,6 +6,8 @@
 
 #include "atrex/Roofline/OperatorLibrary.h"
 
+#include "atrex/Passes/AtrexDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -30,6 +32,8 @@ OperatorLibrary::OperatorLibrary() {
   Registry.insert<mlir::arith::ArithDialect, mlir::func::FuncDialect,
                   mlir::linalg::LinalgDialect, mlir::math::MathDialect,
                   mlir::scf::SCFDialect, mlir::tensor::TensorDialect>();
+  // The atrex dialect verifies the definitions' annotations as they parse.
+  registerAtrexDialect(Registry);
   Context = std::make_unique<mlir::MLIRContext>(Registry);
   Context->loadAllAvailableDialects();
 }

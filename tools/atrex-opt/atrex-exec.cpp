@@ -12,6 +12,7 @@
 
 #include "atrex/Passes/SemanticWork.h"
 
+#include "atrex/Passes/AtrexDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -555,6 +556,7 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   registerAllDialects(registry);
   registerAllExtensions(registry);
+  atrex::registerAtrexDialect(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   MLIRContext context(registry);

@@ -14,6 +14,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  atrex::registerAtrexDialect(registry);
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "atrex optimizer driver\n", registry));
 }

@@ -7,6 +7,8 @@
 #ifndef ATREX_PASSES_PASSES_H
 #define ATREX_PASSES_PASSES_H
 
+#include "atrex/Passes/AtrexDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

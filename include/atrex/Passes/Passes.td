@@ -36,7 +36,7 @@ def AtrexInstantiateShape : Pass<"atrex-instantiate-shape", "mlir::ModuleOp"> {
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::tensor::TensorDialect",
-    "mlir::linalg::LinalgDialect"
+    "mlir::linalg::LinalgDialect", "atrex::AtrexDialect"
   ];
 }
 
@@ -58,6 +58,25 @@ def AtrexSemanticWork : Pass<"atrex-semantic-work", "mlir::ModuleOp"> {
     Option<"jsonOutput", "json", "std::string", /*default=*/"\"\"",
            "Write the counts as JSON to this file ('-' for stdout)">,
   ];
+  let dependentDialects = ["atrex::AtrexDialect"];
+}
+
+def AtrexTestPrintSemanticWork
+    : Pass<"test-print-semantic-work", "mlir::ModuleOp"> {
+  let summary = "Print the semantic work of each instantiated operator (tests)";
+  let description = [{
+    Counts every instantiated operator function like `atrex-semantic-work`
+    and prints the counts as text, one line per quantity, to stdout:
+    `semantic work of 'OP' at {K = V, ...}`, then `matrix DTYPE: N`,
+    `vector DTYPE: N`, `special NAME: N`, `bytes read: N`, `bytes write: N`
+    and one `argument NAME (ROLE, DTYPE, ACCESS): N bytes` per argument. The
+    module is not modified. For FileCheck tests of the counting rules.
+  }];
+  let options = [
+    Option<"factsFile", "facts", "std::string", /*default=*/"\"\"",
+           "JSON file or tensor directory with the data-dependent values">,
+  ];
+  let dependentDialects = ["atrex::AtrexDialect"];
 }
 
 def AtrexLint : Pass<"atrex-lint", "mlir::ModuleOp"> {

@@ -1,11 +1,15 @@
 //===- OpSpecs.h - Operator entry signatures, shapes, tolerances -*- C++ -*-===//
 //
-// The torch-free half of the operator library: for each starter operator of
-// OPERATORS.md, its shape keys, the entry point signature that submissions
-// implement (vLLM-style destination passing: outputs are preallocated by the
-// caller and passed first; in-place operators mutate their in/out tensors),
-// the dtype and shape of every output, and the tolerance used to compare it.
-// Input generators and references (libtorch) live in lib/ops/Ops.cpp.
+// The torch-free half of the operator library: for each operator, its shape
+// keys, the entry point signature that submissions implement (vLLM-style
+// destination passing: outputs are preallocated by the caller and passed
+// first; in-place operators mutate their in/out tensors), the dtype and shape
+// of every argument. All of it is generated from the operator's MLIR
+// definition (suites/atrex-serve/ops/<op>.mlir, `atrex.entry`) by
+// atrex-optable into lib/support/OpTable.inc. The tolerance of each output is
+// registered with the operator's generator and reference in
+// lib/ops/<op>.cpp (libtorch); binaries without lib/ops have no tolerances
+// (ArgSpec::hasTolerance is false) and cannot compare outputs.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ATREX_RT_OPSPECS_H
@@ -40,6 +44,8 @@ struct ArgSpec {
   DType dtype = DType::F32;
   std::function<std::vector<int64_t>(const ShapeMap &)> shape;
   Tolerance tol; // OutTensor / InOutTensor only
+  // Whether `tol` was registered (lib/ops/<op>.cpp is linked in).
+  bool hasTolerance = false;
 };
 
 struct OpSpec {
@@ -63,10 +69,19 @@ struct OpSpec {
   static std::string outputName(const ArgSpec &arg);
 };
 
+// Every operator of the generated table, sorted by name, with the
+// tolerances registered so far attached (built on the first call; throws
+// std::logic_error when a registration does not match the table).
 const std::vector<OpSpec> &allOpSpecs();
 // Returns nullptr for an unknown name.
 const OpSpec *findOpSpec(const std::string &name);
 std::string knownOpNames();
+
+// Registers the tolerances of operator `op`'s outputs, keyed by their
+// tensor-directory names (OpSpec::outputName). Called before main by each
+// operator's implementation file (lib/ops/OpImpl.h, ATREX_REGISTER_OP);
+// aborts when called after allOpSpecs() was built.
+void registerOpTolerances(const std::string &op, const std::map<std::string, Tolerance> &tolerances);
 
 // Parses "K=V,K=V" against the spec. Throws std::runtime_error on unknown or
 // missing keys, non-integers and violated constraints, naming the operator.

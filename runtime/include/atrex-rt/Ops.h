@@ -1,8 +1,10 @@
 //===- Ops.h - libtorch references and input generators ---------*- C++ -*-===//
 //
-// The libtorch half of the operator library (see OpSpecs.h for signatures and
-// tolerances). One place for the references that atrex-gate, atrex-ref and
-// the MLIR executable-semantics tests use. Works on CPU and CUDA tensors.
+// The libtorch half of the operator library (see OpSpecs.h for signatures).
+// One place for the references that atrex-gate, atrex-ref and the MLIR
+// executable-semantics tests use; each operator's generator, reference and
+// tolerances are registered in runtime/lib/ops/<op>.cpp. Works on CPU and
+// CUDA tensors.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ATREX_RT_OPS_H
@@ -32,6 +34,11 @@ TensorMap generateInputs(const OpSpec &spec, const ShapeMap &shape, uint64_t see
 // Reference outputs, keyed by tensor-directory output name (OpSpec::outputName),
 // computed from `inputs` (which are not modified), in fp32 on the inputs' device.
 TensorMap computeReference(const OpSpec &spec, const ShapeMap &shape, const TensorMap &inputs);
+
+// The operators with a registered implementation (runtime/lib/ops/<op>.cpp:
+// generator, reference, tolerances), sorted by name. Tests iterate it; it
+// equals the names of allOpSpecs() (OpsTest checks).
+std::vector<std::string> registeredOperators();
 
 // Allocates (uninitialized) the tensor of an OutTensor argument.
 at::Tensor allocateOutput(const ArgSpec &arg, const ShapeMap &shape, const at::Device &device);

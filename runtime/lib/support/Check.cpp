@@ -27,6 +27,9 @@ Json checkTensorDirs(const OpSpec &spec, const TensorDir &ref, const TensorDir &
     } else if (r->dtype != arg.dtype) {
       fail(std::string("reference dtype ") + dtypeName(r->dtype) + " differs from the operator's " +
            dtypeName(arg.dtype));
+    } else if (!arg.hasTolerance) {
+      fail("operator '" + spec.name + "' has no registered tolerance for '" + name +
+           "' (this program does not link the operator implementations, lib/ops)");
     } else if (const RawTensor *c = cand.find(name); !c) {
       fail("candidate directory has no tensor '" + name + "'");
     } else if (c->dtype != r->dtype) {

@@ -8,6 +8,7 @@
 #include "atrex-rt/Ops.h"
 #include "atrex-rt/Reference.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <filesystem>
@@ -106,12 +107,59 @@ TEST_P(EveryOp, TensorDirRoundTripAndCheck) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, EveryOp,
-                         ::testing::Values("rms_norm", "fused_add_rms_norm", "silu_and_mul",
-                                           "rotary_embedding", "per_token_group_quant_fp8",
-                                           "topk_softmax", "gemm_bf16", "fp8_blockscale_gemm",
-                                           "paged_attention_decode", "flash_attention_prefill",
-                                           "fused_moe", "fp8_blockscale_fused_moe"));
+// Every operator with an implementation file (runtime/lib/ops/<op>.cpp); the
+// test below checks that these are exactly the operators of the table.
+INSTANTIATE_TEST_SUITE_P(Ops, EveryOp, ::testing::ValuesIn(registeredOperators()),
+                         [](const ::testing::TestParamInfo<std::string> &info) { return info.param; });
+
+// The registry covers the generated table and the table covers the MLIR
+// definitions: an operator whose definition, table entry or implementation
+// file is missing fails here.
+TEST(OpRegistry, CoversEveryDefinition) {
+  std::vector<std::string> table;
+  for (const OpSpec &spec : allOpSpecs()) {
+    table.push_back(spec.name);
+    for (const ArgSpec &arg : spec.args)
+      if (arg.kind == ArgKind::OutTensor || arg.kind == ArgKind::InOutTensor)
+        EXPECT_TRUE(arg.hasTolerance) << spec.name << "." << arg.name;
+  }
+  EXPECT_EQ(registeredOperators(), table);
+  std::vector<std::string> definitions;
+  for (const auto &entry : std::filesystem::directory_iterator(ATREX_RT_SOURCE_DIR "/../suites/atrex-serve/ops"))
+    if (entry.path().extension() == ".mlir")
+      definitions.push_back(entry.path().stem().string());
+  std::sort(definitions.begin(), definitions.end());
+  EXPECT_EQ(definitions, table);
+  EXPECT_GE(table.size(), 12u);
+}
+
+// checkTensorDirs with the tolerance silu_and_mul.cpp registers.
+TEST(OpSpecs, CheckTensorDirs) {
+  const OpSpec &s = *findOpSpec("silu_and_mul");
+  auto bf16 = [](std::vector<uint16_t> v) {
+    RawTensor t{"out", "output", DType::BF16, {static_cast<int64_t>(v.size())}, {}, ""};
+    t.data.assign(reinterpret_cast<uint8_t *>(v.data()), reinterpret_cast<uint8_t *>(v.data()) + 2 * v.size());
+    return t;
+  };
+  TensorDir ref, cand;
+  ref.tensors = {bf16({0x3f80, 0x4000})}; // 1, 2
+  cand.tensors = {bf16({0x3f80, 0x4000})};
+  EXPECT_TRUE(checkTensorDirs(s, ref, cand).get("ok")->asBool());
+  cand.tensors = {bf16({0x3f80, 0x4020})}; // 1, 2.5
+  Json r = checkTensorDirs(s, ref, cand);
+  EXPECT_FALSE(r.get("ok")->asBool());
+  EXPECT_NE(r.getString("error", "").find("out: 1 of 2 elements outside tolerance"), std::string::npos)
+      << r.dump();
+  cand.tensors[0].dtype = DType::F16;
+  EXPECT_NE(checkTensorDirs(s, ref, cand).getString("error", "").find("dtype f16 differs"),
+            std::string::npos);
+  cand.tensors = {};
+  EXPECT_NE(checkTensorDirs(s, ref, cand).getString("error", "").find("has no tensor 'out'"),
+            std::string::npos);
+  ref.tensors[0].dtype = DType::F16;
+  EXPECT_NE(checkTensorDirs(s, ref, cand).getString("error", "").find("differs from the operator's bf16"),
+            std::string::npos);
+}
 
 TEST(Ops, Fp8DecodingMatchesTorch) {
   at::Tensor codes = at::arange(256, at::TensorOptions().dtype(at::kInt)).to(at::kByte);

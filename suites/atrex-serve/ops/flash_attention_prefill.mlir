@@ -33,6 +33,12 @@ func.func @flash_attention_prefill(
     %scale: f32 {atrex.name = "scale"})
     -> (tensor<?x?x?xbf16> {atrex.name = "out", atrex.dims = ["T", "Hq", "D"]})
     attributes {atrex.operator = "flash_attention_prefill",
+    atrex.entry = {summary = "causal attention over B variable-length sequences packed along T (cu_seqlens [B+1]), GQA, no cached prefix (the causal mask is aligned top-left = bottom-right); softmax(scale q k^T) v in fp32, bf16 out",
+      keys = ["B", "T", "Hq", "Hk", "D"],
+      key_doc = "B sequences, T total tokens, Hq query heads, Hk KV heads, D head size",
+      example = {B = 3, T = 40, Hq = 4, Hk = 2, D = 64},
+      args = ["out", "q", "k", "v", "cu_seqlens", "max_seqlen: int64_t", "scale"],
+      constraints = [["Hq % Hk == 0", "Hq must be a multiple of Hk"], ["T >= B", "T must be at least B"]]},
     atrex.examples = [
       {name = "t8192-b4", phase = "prefill", shape = {T = 8192, B = 4, Hq = 32, Hk = 8, D = 128},
        facts = {cu_seqlens = [0, 2048, 4096, 6144, 8192]}},

@@ -47,6 +47,13 @@ func.func @fp8_blockscale_fused_moe(
     %topk_ids: tensor<?x?xi32> {atrex.name = "topk_ids", atrex.dims = ["T", "K"]})
     -> (tensor<?x?xbf16> {atrex.name = "out", atrex.dims = ["T", "H"]})
     attributes {atrex.operator = "fp8_blockscale_fused_moe",
+    atrex.entry = {summary = "fused_moe with e4m3 weights and 128x128 block scales (w1s [E, 2I/128, H/128], w2s [E, H/128, I/128]); activations quantized to e4m3 per token and 128-column group before each GEMM (DeepSeek-V3 style), fp32 accumulate, bf16 out",
+      keys = ["T", "H", "I", "E", "K"],
+      key_doc = "T tokens, H hidden size (multiple of 128), I expert intermediate size (multiple of 128), E experts, K experts per token",
+      example = {T = 4, H = 256, I = 128, E = 8, K = 2},
+      args = ["out", "x", "w1q", "w1s", "w2q", "w2s", "topk_weights", "topk_ids"],
+      constraints = [["H % 128 == 0", "H must be a multiple of 128"],
+                     ["I % 128 == 0", "I must be a multiple of 128"], ["K <= E", "K must not exceed E"]]},
     atrex.examples = [
       {name = "decode-t64", phase = "decode", shape = {T = 64, H = 7168, E = 256, I = 2048, K = 8},
        facts = {topk_ids = {iota = {mod = 256}}}},

@@ -20,6 +20,13 @@ func.func @fp8_blockscale_gemm(
     %sw: tensor<?x?xf32> {atrex.name = "sw", atrex.dims = ["N/128", "K/128"]})
     -> (tensor<?x?xbf16> {atrex.name = "out", atrex.dims = ["M", "N"]})
     attributes {atrex.operator = "fp8_blockscale_gemm",
+    atrex.entry = {summary = "out = (xq * sx) (wq * sw)^T: e4m3 operands, 1x128 activation scales sx [M, K/128], 128x128 weight scales sw [N/128, K/128], fp32 accumulate, bf16 out",
+      keys = ["M", "N", "K"],
+      key_doc = "M rows of x, N rows of w (multiple of 128), K reduction length (multiple of 128)",
+      example = {M = 16, N = 128, K = 256},
+      args = ["out", "xq", "sx", "wq", "sw"],
+      constraints = [["N % 128 == 0", "N must be a multiple of 128"],
+                     ["K % 128 == 0", "K must be a multiple of 128"]]},
     atrex.examples = [
       {name = "decode-m64", phase = "decode", shape = {M = 64, N = 24576, K = 1536}},
       {name = "prefill-m8192", phase = "prefill", shape = {M = 8192, N = 7168, K = 18432}}]} {

@@ -14,6 +14,9 @@ func.func @fused_add_rms_norm(
     -> (tensor<?x?xbf16> {atrex.name = "x_out", atrex.dims = ["T", "H"]},
         tensor<?x?xbf16> {atrex.name = "residual_out", atrex.dims = ["T", "H"]})
     attributes {atrex.operator = "fused_add_rms_norm",
+    atrex.entry = {summary = "r = x + residual (written back into residual), x = rms_norm(r) * w (written back into x)",
+      keys = ["T", "H"], key_doc = "T tokens, H hidden size", example = {T = 4, H = 256},
+      args = ["x", "residual", "w", "eps"]},
     atrex.dtype_params = {act = bf16},
     atrex.examples = [
       {name = "decode-t64", phase = "decode", shape = {T = 64, H = 4096}},

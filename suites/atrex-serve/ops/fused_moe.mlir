@@ -28,6 +28,12 @@ func.func @fused_moe(
     %topk_ids: tensor<?x?xi32> {atrex.name = "topk_ids", atrex.dims = ["T", "K"]})
     -> (tensor<?x?xbf16> {atrex.name = "out", atrex.dims = ["T", "H"]})
     attributes {atrex.operator = "fused_moe",
+    atrex.entry = {summary = "out[t] = sum_j topk_weights[t,j] * w2[e] (silu(g) * u), [g; u] = w1[e] x[t], e = topk_ids[t,j]; w1 [E, 2I, H], w2 [E, H, I]; bf16, fp32 math",
+      keys = ["T", "H", "I", "E", "K"],
+      key_doc = "T tokens, H hidden size, I expert intermediate size, E experts, K experts per token",
+      example = {T = 4, H = 128, I = 64, E = 8, K = 2},
+      args = ["out", "x", "w1", "w2", "topk_weights", "topk_ids"],
+      constraints = [["K <= E", "K must not exceed E"]]},
     atrex.examples = [
       {name = "decode-t64", phase = "decode", shape = {T = 64, H = 2048, E = 128, I = 768, K = 8},
        facts = {topk_ids = {iota = {mod = 128}}}},

@@ -10,6 +10,10 @@ func.func @gemm_bf16(
     %w: tensor<?x?xbf16> {atrex.name = "w", atrex.dims = ["N", "K"]})
     -> (tensor<?x?xbf16> {atrex.name = "out", atrex.dims = ["M", "N"]})
     attributes {atrex.operator = "gemm_bf16",
+    atrex.entry = {summary = "out = x w^T, x [M, K], w [N, K], bf16 in/out, fp32 accumulate",
+      keys = ["M", "N", "K"], key_doc = "M rows of x, N rows of w, K reduction length",
+      example = {M = 16, N = 64, K = 128},
+      args = ["out", "x", "w"]},
     atrex.examples = [
       {name = "decode-m64", phase = "decode", shape = {M = 64, N = 28672, K = 4096}},
       {name = "prefill-m8192", phase = "prefill", shape = {M = 8192, N = 28672, K = 4096}}]} {

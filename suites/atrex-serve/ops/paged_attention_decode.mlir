@@ -32,6 +32,13 @@ func.func @paged_attention_decode(
     %scale: f32 {atrex.name = "scale"})
     -> (tensor<?x?x?xbf16> {atrex.name = "out", atrex.dims = ["B", "Hq", "D"]})
     attributes {atrex.operator = "paged_attention_decode",
+    atrex.entry = {summary = "one query token per sequence, GQA; K/V cache [NB, BS, Hk, D] in blocks addressed by block_tables [B, ceil(L/BS)]; sequence b attends to its first context_lens[b] tokens; softmax(scale q k^T) v in fp32, bf16 out. NB = B * ceil(L/BS) + 1",
+      keys = ["B", "Hq", "Hk", "D", "BS", "L"],
+      key_doc = "B sequences, Hq query heads, Hk KV heads, D head size, BS block size, L max context length",
+      example = {B = 3, Hq = 4, Hk = 2, D = 64, BS = 16, L = 80},
+      args = ["out", "query", "key_cache", "value_cache", "block_tables", "context_lens", "scale"],
+      derived = ["MB = (L + BS - 1) / BS", "NB = B * MB + 1"],
+      constraints = [["Hq % Hk == 0", "Hq must be a multiple of Hk"]]},
     atrex.examples = [
       {name = "b64-ctx4k", phase = "decode", shape = {B = 64, Hq = 32, Hk = 8, D = 128, NB = 16385, BS = 16, MB = 256},
        facts = {context_lens = {fill = 4096}, block_tables = {iota = {}}}},

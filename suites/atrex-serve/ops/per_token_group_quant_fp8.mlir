@@ -12,6 +12,10 @@ func.func @per_token_group_quant_fp8(
     -> (tensor<?x?xf8E4M3FN> {atrex.name = "out_q", atrex.dims = ["T", "H"]},
         tensor<?x?xf32> {atrex.name = "out_s", atrex.dims = ["T", "H/128"]})
     attributes {atrex.operator = "per_token_group_quant_fp8",
+    atrex.entry = {summary = "groups of 128 along the last dim: s = max(absmax(g), eps) / 448, q = clamp(x / s, -448, 448) in e4m3fn; fp32 scales [T, H/128]",
+      keys = ["T", "H"], key_doc = "T tokens, H hidden size (multiple of 128)", example = {T = 4, H = 256},
+      args = ["out_q", "out_s", "x", "group_size: int64_t", "eps"],
+      constraints = [["H % 128 == 0", "H must be a multiple of 128"]]},
     atrex.examples = [
       {name = "decode-t64", phase = "decode", shape = {T = 64, H = 7168}},
       {name = "prefill-t8192", phase = "prefill", shape = {T = 8192, H = 7168}}],

@@ -11,6 +11,9 @@ func.func @rms_norm(
     %eps: f32 {atrex.name = "eps"})
     -> (tensor<?x?xbf16> {atrex.name = "out", atrex.dims = ["T", "H"]})
     attributes {atrex.operator = "rms_norm",
+    atrex.entry = {summary = "out = x / sqrt(mean(x^2, -1) + eps) * w; bf16 in/out, fp32 accumulate",
+      keys = ["T", "H"], key_doc = "T tokens, H hidden size", example = {T = 4, H = 256},
+      args = ["out", "x", "w", "eps"]},
     atrex.dtype_params = {act = bf16},
     atrex.examples = [
       {name = "decode-t64", phase = "decode", shape = {T = 64, H = 4096}},

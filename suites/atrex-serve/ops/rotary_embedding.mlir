@@ -16,6 +16,12 @@ func.func @rotary_embedding(
     -> (tensor<?x?xbf16> {atrex.name = "query_out", atrex.dims = ["T", "Hq*D"]},
         tensor<?x?xbf16> {atrex.name = "key_out", atrex.dims = ["T", "Hk*D"]})
     attributes {atrex.operator = "rotary_embedding",
+    atrex.entry = {summary = "NeoX-style RoPE applied in place to query and key; cos_sin_cache[P, D] holds cos in the first D/2 columns and sin in the last D/2, indexed by positions",
+      keys = ["T", "Hq", "Hk", "D", "P"],
+      key_doc = "T tokens, Hq query heads, Hk key heads, D head size (= rotary dim), P cache positions",
+      example = {T = 4, Hq = 4, Hk = 2, D = 64, P = 64},
+      args = ["positions", "query", "key", "head_size: int64_t", "cos_sin_cache", "is_neox: bool"],
+      constraints = [["D % 2 == 0", "D must be a multiple of 2"]]},
     atrex.examples = [
       {name = "decode-t64", phase = "decode", shape = {T = 64, Hq = 32, Hk = 8, D = 128, P = 131072},
        facts = {positions = {iota = {start = 4000}}}},

@@ -6,6 +6,9 @@ func.func @silu_and_mul(
     %x: tensor<?x?xbf16> {atrex.name = "x", atrex.dims = ["T", "2*D"]})
     -> (tensor<?x?xbf16> {atrex.name = "out", atrex.dims = ["T", "D"]})
     attributes {atrex.operator = "silu_and_mul",
+    atrex.entry = {summary = "out = silu(x[..., :D]) * x[..., D:]; bf16 in/out, fp32 math",
+      keys = ["T", "D"], key_doc = "T tokens, D output width (x is [T, 2D])", example = {T = 4, D = 128},
+      args = ["out", "x"]},
     atrex.dtype_params = {act = bf16},
     atrex.examples = [
       {name = "decode-t64", phase = "decode", shape = {T = 64, D = 14336}},

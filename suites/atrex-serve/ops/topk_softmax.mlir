@@ -18,6 +18,12 @@ func.func @topk_softmax(
     -> (tensor<?x?xf32> {atrex.name = "topk_weights", atrex.dims = ["T", "K"]},
         tensor<?x?xi32> {atrex.name = "topk_ids", atrex.dims = ["T", "K"]})
     attributes {atrex.operator = "topk_softmax",
+    atrex.entry = {summary = "p = softmax(gating_output, -1) in fp32; topk_weights, topk_ids = top-K of p sorted descending; divided by their sum when renormalize",
+      keys = ["T", "E", "K", "R"], key_doc = "T tokens, E experts, K experts per token, R renormalize (0 or 1)",
+      example = {T = 4, E = 16, K = 4, R = 1},
+      args = ["topk_weights", "topk_ids", "gating_output", "renormalize: bool"],
+      constraints = [["K <= E", "K must not exceed E"], ["R <= 1", "R must be 0 or 1"]],
+      nonnegative = ["R"]},
     atrex.examples = [
       {name = "decode-t64", phase = "decode", shape = {T = 64, E = 128, K = 8, R = 1}},
       {name = "prefill-t8192", phase = "prefill", shape = {T = 8192, E = 128, K = 8, R = 1}}],

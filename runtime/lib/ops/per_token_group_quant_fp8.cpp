@@ -1,0 +1,36 @@
+//===- per_token_group_quant_fp8.cpp - generator, reference, tolerance ----===//
+//
+// Definition and entry point: suites/atrex-serve/ops/per_token_group_quant_fp8.mlir.
+//
+//===----------------------------------------------------------------------===//
+#include "OpImpl.h"
+
+namespace atrex::rt::ops {
+namespace {
+
+TensorMap generate(Gen &g, const OpSpec &, const ShapeMap &shape) {
+  int64_t t = key(shape, "T"), h = key(shape, "H");
+  TensorMap m;
+  // Per-group scales spanning 2^-8 .. 2^8 so that scale handling matters.
+  at::Tensor groupScale = at::exp2(g.rand({t, h / 128, 1}) * 16.0 - 8.0);
+  m["x"] = bf16((g.randn({t, h / 128, 128}) * groupScale).reshape({t, h}));
+  m["group_size"] = scalarI64(128);
+  m["eps"] = scalarF64(1e-10);
+  return m;
+}
+
+TensorMap reference(const OpSpec &, const ShapeMap &, const TensorMap &in) {
+  TensorMap out;
+  auto [q, s] = quantGroup128(get(in, "x"), get(in, "eps").item<double>());
+  out["out_q"] = q.contiguous();
+  out["out_s"] = s.contiguous();
+  return out;
+}
+} // namespace
+
+// One e4m3 ulp is at most 1/8 of the value; 2^-9 is the smallest subnormal.
+ATREX_REGISTER_OP(per_token_group_quant_fp8,
+                  {{"out_q", tol(1.0 / 512, 0.125, 0, 2e-2)}, {"out_s", tol(0, 1e-6, 0, 1e-6)}},
+                  generate, reference);
+
+} // namespace atrex::rt::ops
