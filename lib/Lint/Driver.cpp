@@ -27,6 +27,7 @@
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Timer.h"
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <set>
 
@@ -180,6 +181,15 @@ const Toolchain &atrex::lint::detectToolchain() {
   static const Toolchain TC = [] {
     Toolchain T;
     T.CudaPath = findCuda();
+    if (!T.CudaPath.empty())
+      if (ErrorOr<std::unique_ptr<MemoryBuffer>> H =
+              MemoryBuffer::getFile(T.CudaPath + "/include/cuda.h")) {
+        StringRef Text = (*H)->getBuffer();
+        size_t At = Text.find("#define CUDA_VERSION ");
+        if (At != StringRef::npos)
+          Text.substr(At + 21).ltrim().take_while([](char C) { return isDigit(C); }).getAsInteger(
+              10, T.CudaVersion);
+      }
     T.ResourceDir = ATREX_CLANG_RESOURCE_DIR;
     findPython(T);
     if (const char *V = getenv("ATREX_CUTLASS_INCLUDE"))
@@ -221,6 +231,40 @@ static bool includesHipRuntime(StringRef Text) {
          !Includes("<cuda.h>");
 }
 
+static std::optional<std::pair<StringRef, bool>> includeDirective(StringRef L);
+
+/// The text of \p File and of the project headers it includes with quotes,
+/// found next to the including file (as the preprocessor's first quoted
+/// search), to a depth of 3 and 32 files: a HIP program may reach
+/// <hip/hip_runtime.h> only through its own `hip_utils.h`.
+static std::string textWithLocalIncludes(StringRef File) {
+  std::string All;
+  std::set<std::string> Seen;
+  std::function<void(StringRef, unsigned)> Add = [&](StringRef F,
+                                                     unsigned Depth) {
+    if (Seen.size() >= 32 || !Seen.insert(F.str()).second)
+      return;
+    std::string Text = sourceText(F);
+    All += Text;
+    All += "\n";
+    if (Depth == 3)
+      return;
+    SmallVector<StringRef, 0> Lines;
+    StringRef(Text).split(Lines, '\n');
+    for (StringRef L : Lines) {
+      std::optional<std::pair<StringRef, bool>> Inc = includeDirective(L);
+      if (!Inc || Inc->second)
+        continue;
+      SmallString<256> Next(sys::path::parent_path(F));
+      sys::path::append(Next, Inc->first);
+      if (sys::fs::is_regular_file(Next))
+        Add(Next, Depth + 1);
+    }
+  };
+  Add(File, 0);
+  return All;
+}
+
 static Lang languageOf(StringRef File) {
   StringRef Ext = sys::path::extension(File);
   if (Ext == ".hip")
@@ -228,7 +272,7 @@ static Lang languageOf(StringRef File) {
   bool Cuda = Ext == ".cu" || Ext == ".cuh";
   if (Ext == ".ll" || Ext == ".bc" || Ext == ".py")
     return Cuda ? Lang::Cuda : Lang::Cxx;
-  if (includesHipRuntime(sourceText(File)))
+  if (includesHipRuntime(textWithLocalIncludes(File)))
     return Lang::Hip;
   return Cuda ? Lang::Cuda : Lang::Cxx;
 }
@@ -246,6 +290,16 @@ static void commonArguments(std::vector<std::string> &A, Lang L,
         A.push_back("-isystem" + TC.CudaPath + "/include/cccl");
     }
     A.push_back("-Wno-unknown-cuda-version");
+    // nvcc's version macros, which headers test to enable what a toolkit
+    // has (CUTLASS's driver wrappers: `__CUDACC_VER_MAJOR__ >= 12`); clang
+    // defines CUDA_VERSION only.
+    if (TC.CudaVersion) {
+      A.push_back("-D__CUDACC_VER_MAJOR__=" + std::to_string(TC.CudaVersion / 1000));
+      A.push_back("-D__CUDACC_VER_MINOR__=" +
+                  std::to_string(TC.CudaVersion % 1000 / 10));
+    }
+    if (!TC.BuiltinHeaders.empty())
+      A.push_back("-include" + TC.BuiltinHeaders + "/cuda/atrex_cuda_prelude.h");
     break;
   case Lang::Hip:
     A.insert(A.end(), {"-x", "hip", "--offload-host-only", "-nogpuinc",
@@ -1233,6 +1287,25 @@ runIsolated(const LintOptions &Opts, const Policy &P,
   unsigned Jobs = Opts.Jobs ? Opts.Jobs
                             : hardware_concurrency().compute_thread_count();
   detectToolchain(); // once, inherited by every child
+  // The precompiled torch prefixes first, each once (in-process, the cache
+  // shares a PCH being built between threads; children would each build
+  // their own): in a child of its own, so that the limits hold for it too.
+  if (!Opts.PCHDir.empty()) {
+    Expected<std::unique_ptr<CompilationDatabase>> Base = loadDatabase(Opts);
+    if (!Base) {
+      consumeError(Base.takeError());
+    } else {
+      runInChildren(1, 1, Opts.Limits, [&](size_t) -> std::string {
+        PCHCache PCH(Opts.PCHDir);
+        LintDatabase DB(Base->get(), Opts.ExtraArgs, Opts.CompilerWarnings,
+                        &PCH);
+        for (const std::string &F : Files)
+          if (!isPythonFile(F))
+            DB.getCompileCommands(F);
+        return "";
+      });
+    }
+  }
   std::vector<ChildOutcome> Outcomes = runInChildren(
       Tasks, Whole ? 1 : Jobs, Opts.Limits, [&](size_t I) -> std::string {
         LintOptions Sub = Opts;

@@ -150,6 +150,16 @@ void atrex::lint::decideVerdict(SubmissionResult &R) {
                         "to prove them)");
     return;
   }
+  // Library code is not asked to launch its kernels, but a file that defines
+  // none (a host helper, a binding of kernels defined elsewhere) has no GPU
+  // code of its own: no-kernel, as for the other modes (a verdict, not a
+  // finding, so that a compiler plugin does not diagnose every host file).
+  if (R.V == Verdict::Adopted && R.Mode == AnalysisMode::Library &&
+      R.LaunchesVisible && R.Kernels.empty()) {
+    R.V = Verdict::NoKernel;
+    R.Reasons.push_back("no-kernel: library code that defines no kernel");
+    return;
+  }
   if (R.V == Verdict::Adopted && R.Mode == AnalysisMode::Library) {
     R.Reasons.push_back("adopted: library code: " +
                         std::to_string(R.Kernels.size()) +

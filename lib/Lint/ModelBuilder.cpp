@@ -630,9 +630,74 @@ public:
       if (!A->isValueDependent() && A->getType()->isIntegralOrEnumerationType())
         if (std::optional<llvm::APSInt> V = A->getIntegerConstantExpr(Ctx))
           S.IntArg0 = V->getExtValue();
-      if (const auto *DRE = dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts()))
+      if (const auto *DRE = dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts())) {
         S.Arg0Decl = qualName(DRE->getDecl());
+        if (llvm::is_contained(FailureVars, DRE->getDecl()))
+          S.Arg0Failure = true;
+      }
     }
+  }
+
+  /// The variable a condition finds to hold a failure status in its true
+  /// (\p WhenTrue) or false branch: `code != cudaSuccess` / `code != 0` /
+  /// `code` are true on failure, `code == cudaSuccess` false on failure.
+  /// Success codes are 0 (cudaSuccess, CUBLAS_STATUS_SUCCESS, ncclSuccess).
+  static const ValueDecl *failureVar(const Expr *Cond, bool &WhenTrue) {
+    Cond = Cond->IgnoreParenImpCasts();
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(Cond)) {
+      WhenTrue = true;
+      return isa<VarDecl>(DRE->getDecl()) ? DRE->getDecl() : nullptr;
+    }
+    return nullptr;
+  }
+  const ValueDecl *failureVarOf(const Expr *Cond, bool &WhenTrue) {
+    Cond = Cond->IgnoreParenImpCasts();
+    if (const auto *BO = dyn_cast<BinaryOperator>(Cond)) {
+      if (BO->getOpcode() != BO_NE && BO->getOpcode() != BO_EQ)
+        return nullptr;
+      auto IsZero = [&](const Expr *E) {
+        E = E->IgnoreParenImpCasts();
+        if (E->isValueDependent())
+          return false;
+        std::optional<llvm::APSInt> V = E->getIntegerConstantExpr(Ctx);
+        return V && *V == 0;
+      };
+      const Expr *L = BO->getLHS()->IgnoreParenImpCasts();
+      const Expr *R = BO->getRHS()->IgnoreParenImpCasts();
+      const Expr *Var = IsZero(R) ? L : IsZero(L) ? R : nullptr;
+      const auto *DRE = Var ? dyn_cast<DeclRefExpr>(Var) : nullptr;
+      if (!DRE || !isa<VarDecl>(DRE->getDecl()))
+        return nullptr;
+      WhenTrue = BO->getOpcode() == BO_NE;
+      return DRE->getDecl();
+    }
+    return failureVar(Cond, WhenTrue);
+  }
+
+  // `if (code != cudaSuccess) { ...; exit(code); }`: inside the failure
+  // branch, the variable holds a failure status (a failure exit).
+  bool TraverseIfStmt(IfStmt *If) {
+    bool WhenTrue = false;
+    const ValueDecl *V = If->getCond() && !If->getConditionVariable()
+                             ? failureVarOf(If->getCond(), WhenTrue)
+                             : nullptr;
+    if (!V)
+      return Base::TraverseIfStmt(If);
+    if (If->getInit())
+      TraverseStmt(If->getInit());
+    TraverseStmt(If->getCond());
+    for (bool Branch : {true, false}) {
+      Stmt *B = Branch ? If->getThen() : If->getElse();
+      if (!B)
+        continue;
+      bool Failing = Branch == WhenTrue;
+      if (Failing)
+        FailureVars.push_back(V);
+      TraverseStmt(B);
+      if (Failing)
+        FailureVars.pop_back();
+    }
+    return true;
   }
 
   bool TraverseVarDecl(VarDecl *VD) {
@@ -758,6 +823,9 @@ private:
   PrintingPolicy PP{LangOptions()};
   Context Cur;
   llvm::DenseSet<const Expr *> CalleeRefs;
+  /// Variables holding a failure status where the traversal is (see
+  /// TraverseIfStmt).
+  std::vector<const ValueDecl *> FailureVars;
 };
 
 class ModelConsumer : public ASTConsumer {

@@ -319,8 +319,8 @@ static bool anyMatch(const std::vector<GlobPattern> &Pats, StringRef S) {
 }
 
 bool SymbolRule::exceptsCall(std::optional<int64_t> IntArg0,
-                             StringRef Arg0Decl) const {
-  if (ExceptFailureStatus && IntArg0 && *IntArg0 != 0)
+                             StringRef Arg0Decl, bool Arg0Failure) const {
+  if (ExceptFailureStatus && ((IntArg0 && *IntArg0 != 0) || Arg0Failure))
     return true;
   if (!Arg0Decl.empty())
     for (const GlobPattern &G : ExceptFirstArgPats)

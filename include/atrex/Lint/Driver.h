@@ -17,6 +17,7 @@ class Policy;
 /// Where the CUDA, HIP, PyTorch and Clang pieces live on this machine.
 struct Toolchain {
   std::string CudaPath;      ///< empty when not found
+  unsigned CudaVersion = 0;  ///< CUDA_VERSION of its cuda.h (13000); 0: unknown
   std::string ResourceDir;   ///< clang's resource directory
   std::vector<std::string> TorchIncludes;
   std::string PythonInclude;

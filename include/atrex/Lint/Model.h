@@ -52,6 +52,9 @@ struct Site {
   std::string ResultVar;
   /// The first argument when it is an integer constant (`exit(1)`).
   std::optional<int64_t> IntArg0;
+  /// The first argument is a variable known to hold a failure status here
+  /// (`if (code != cudaSuccess) exit(code);`).
+  bool Arg0Failure = false;
   /// The qualified name of what the first argument names, when it names a
   /// declaration (`thrust::host` in `thrust::sort(thrust::host, ...)`).
   std::string Arg0Decl;

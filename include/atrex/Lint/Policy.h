@@ -48,8 +48,10 @@ struct SymbolRule {
       ExceptFirstArgPats;
 
   /// Whether a call with these facts about its arguments is excepted.
-  bool exceptsCall(std::optional<int64_t> IntArg0,
-                   llvm::StringRef Arg0Decl) const;
+  /// \p Arg0Failure: the first argument is a variable that holds a failure
+  /// status where the call is (`if (code != cudaSuccess) exit(code);`).
+  bool exceptsCall(std::optional<int64_t> IntArg0, llvm::StringRef Arg0Decl,
+                   bool Arg0Failure = false) const;
 };
 
 class Policy {

@@ -39,7 +39,7 @@ public:
       // check; other allowed symbols are silent.
       if (!R || R->Check != Name)
         continue;
-      if (R->exceptsCall(S.IntArg0, S.Arg0Decl))
+      if (R->exceptsCall(S.IntArg0, S.Arg0Decl, S.Arg0Failure))
         continue;
       Finding F;
       F.Check = Name;

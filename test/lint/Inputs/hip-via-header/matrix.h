@@ -1,0 +1,3 @@
+#pragma once
+#include "hip_utils.h"
+void fill(float *d, int n);
