@@ -13,7 +13,9 @@
 #include "atrex-rt/Attribution.h"
 #include "atrex-rt/Config.h"
 #include "atrex-rt/KernelTimes.h"
+#include "atrex-rt/Measurement.h"
 #include "atrex-rt/Ops.h"
+#include "atrex-rt/Protocol.h"
 
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAGraph.h>
@@ -26,13 +28,16 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <csignal>
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <iostream>
 #include <random>
 #include <fcntl.h>
+#include <link.h>
 #include <unistd.h>
 
 using namespace atrex::rt;
@@ -103,13 +108,39 @@ void emit() {
   _exit(status == "error" ? 2 : 0);
 }
 
-void checkCuda(const std::string &stage, const std::string &what) {
+std::string cudaErrorText(cudaError_t e) {
+  return std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")";
+}
+
+// After a candidate call (or load): every CUDA error from here to the device
+// being idle is the submission's, whether its call left one pending (a failed
+// API call it ignored, e.g. on a stream it had destroyed) or its kernels
+// failed; it is read and cleared here, so it never surfaces in the gate's
+// next step (issue 15: a leftover error was blamed on the gate's next torch
+// launch, or read as the submission throwing).
+void checkCandidateCuda(const std::string &stage, const std::string &what) {
+  cudaError_t pending = cudaGetLastError();
   cudaError_t e = cudaDeviceSynchronize();
-  if (e == cudaSuccess)
-    e = cudaGetLastError();
+  if (pending != cudaSuccess)
+    finish(protocol::kFail, stage,
+           "CUDA error left pending by the submission's call " + what + ": " + cudaErrorText(pending));
   if (e != cudaSuccess)
-    finish("fail", stage,
-           "CUDA error " + what + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+    finish(protocol::kFail, stage, "CUDA error in the submission's work " + what + ": " + cudaErrorText(e));
+}
+
+// The error a candidate call left pending, without waiting for its work.
+void checkPending(const std::string &stage, const std::string &what) {
+  if (cudaError_t pending = cudaGetLastError(); pending != cudaSuccess)
+    finish(protocol::kFail, stage,
+           "CUDA error left pending by the submission's call " + what + ": " + cudaErrorText(pending));
+}
+
+// One of the gate's own CUDA steps (events, flush, reset): an error here is the
+// gate's, named by its step. (A candidate's errors were collected right after
+// its call, so none is pending here.)
+void gateCuda(cudaError_t e, const std::string &stage, const std::string &step) {
+  if (e != cudaSuccess)
+    finish(protocol::kError, stage, "the gate's own step '" + step + "' failed: " + cudaErrorText(e));
 }
 
 uint64_t mix(uint64_t a, uint64_t b) {
@@ -236,6 +267,7 @@ struct Worker {
   // Returns "" or the entry's C++ exception text.
   std::string call(Args &a, attr::Region region) {
     char err[1024] = {0};
+    gateCuda(cudaGetLastError(), gReport.getString("stage", "setup"), "no CUDA error pending before the call");
     markPhase('c');
     attr::beginCall();
     attr::setRegion(region);
@@ -288,7 +320,7 @@ struct Worker {
   // Compares the candidate's outputs with the reference computed from `before`.
   Json check(const Args &a, const TensorMap &before, bool &ok) {
     // The candidate's work ends when the device is idle; the rest is the gate's.
-    cudaDeviceSynchronize();
+    checkCandidateCuda(gReport.getString("stage", "correctness"), "(before its outputs were checked)");
     markPhase('g');
     Json j = Json::object();
     // Inputs that are not in/out must be bitwise unchanged.
@@ -336,24 +368,102 @@ TensorMap scalarsOf(const OpSpec &spec, const TensorMap &inputs) {
   return s;
 }
 
-double percentile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  double idx = p * (v.size() - 1);
-  size_t lo = static_cast<size_t>(std::floor(idx)), hi = static_cast<size_t>(std::ceil(idx));
-  return v[lo] + (v[hi] - v[lo]) * (idx - lo);
+// ---- timer and launch interposers ------------------------------------------
+// The worker's timers and launches must stay CUDA's own. The submission is
+// loaded RTLD_LOCAL, so its exports cannot take over the worker's bindings,
+// but a library can still promote itself (dlopen(self, RTLD_GLOBAL)) or come
+// with an LD_PRELOAD; and one that exports driver-API timers (which nvcc's
+// static runtime never defines) is trying to (issue 15).
+struct SymbolBinding {
+  std::string name;
+  bool driver = false;
+  void *addr = nullptr;
+  std::string file; // the object that defines it ("" when unresolved)
+};
+const char *const kRuntimeTimerSymbols[] = {
+    "cudaEventElapsedTime", "cudaEventRecord", "cudaEventSynchronize", "cudaEventQuery",
+    "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaLaunchKernel", "cudaLaunchKernelExC",
+    "cudaGraphLaunch"};
+const char *const kDriverTimerSymbols[] = {
+    "cuEventElapsedTime", "cuEventElapsedTime_v2", "cuEventRecord", "cuEventRecordWithFlags",
+    "cuEventSynchronize", "cuEventQuery", "cuStreamSynchronize", "cuCtxSynchronize",
+    "cuLaunchKernel", "cuLaunchKernelEx", "cuGraphLaunch"};
+
+std::string definingFile(void *addr) {
+  Dl_info dl{};
+  if (!addr || !dladdr(addr, &dl) || !dl.dli_fname)
+    return "";
+  return dl.dli_fname;
 }
 
-// Relative half-width of a ~95% confidence interval of the median (order statistics).
-double medianRelErr(std::vector<double> v) {
-  size_t n = v.size();
-  if (n < 5)
-    return INFINITY;
-  std::sort(v.begin(), v.end());
-  double half = 0.98 * std::sqrt(static_cast<double>(n));
-  size_t lo = static_cast<size_t>(std::max(0.0, std::floor(n / 2.0 - half)));
-  size_t hi = static_cast<size_t>(std::min(n - 1.0, std::ceil(n / 2.0 + half)));
-  double med = percentile(v, 0.5);
-  return med > 0 ? (v[hi] - v[lo]) / 2 / med : INFINITY;
+// What each symbol resolves to: in the global scope (what the worker's own
+// calls bind to) when `handle` is null, else in the library's lookup scope.
+std::vector<SymbolBinding> timerBindings(void *handle) {
+  std::vector<SymbolBinding> out;
+  auto add = [&](const char *name, bool driver) {
+    SymbolBinding b;
+    b.name = name;
+    b.driver = driver;
+    b.addr = dlsym(handle ? handle : RTLD_DEFAULT, name);
+    b.file = definingFile(b.addr);
+    out.push_back(b);
+  };
+  for (const char *n : kRuntimeTimerSymbols)
+    add(n, false);
+  for (const char *n : kDriverTimerSymbols)
+    add(n, true);
+  return out;
+}
+
+std::string baseName(const std::string &path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool sameFile(const std::string &a, const std::string &b) {
+  char ra[PATH_MAX], rb[PATH_MAX];
+  if (a.empty() || b.empty() || !realpath(a.c_str(), ra) || !realpath(b.c_str(), rb))
+    return false;
+  return std::strcmp(ra, rb) == 0;
+}
+
+// Returns "" or why the submission is suspicious; fills `integrity`.
+std::string checkInterposers(const std::vector<SymbolBinding> &before, void *handle, const std::string &so,
+                             Json &integrity) {
+  std::vector<SymbolBinding> after = timerBindings(nullptr), inLib = timerBindings(handle);
+  // nvcc links the CUDA runtime statically by default: then the library
+  // defines every runtime symbol, cudaGetDeviceCount as well as the timers.
+  bool staticCudart = sameFile(definingFile(dlsym(handle, "cudaGetDeviceCount")), so);
+  std::string why;
+  Json resolved = Json::object(), defined = Json::array();
+  for (size_t i = 0; i < after.size(); ++i) {
+    const SymbolBinding &b = before[i], &a = after[i];
+    if (!a.addr)
+      continue; // not in this CUDA version (cuLaunchKernelEx on an old driver)
+    std::string base = baseName(a.file);
+    resolved.set(a.name, base);
+    bool cudaLib = base.rfind("libcuda.so", 0) == 0 || base.rfind("libcudart.so", 0) == 0;
+    if (why.empty() && a.addr != b.addr)
+      why = "loading the submission changed what " + a.name + " resolves to for the gate (" +
+            (b.file.empty() ? "unresolved" : b.file) + " -> " + a.file + ")";
+    else if (why.empty() && !cudaLib)
+      why = a.name + " resolves to " + a.file + " for the gate, not to CUDA's own library";
+    if (sameFile(inLib[i].file, so)) {
+      defined.push(a.name);
+      if (why.empty() && (a.driver || !staticCudart))
+        why = "the submission library defines " + a.name +
+              (a.driver ? " (a driver-API timer or launch function: an interposer)"
+                        : " without the CUDA runtime linked in (an interposer)");
+    }
+  }
+  Json t = Json::object();
+  t.set("gate_resolves_to", resolved);
+  t.set("defined_by_submission", defined);
+  t.set("static_cudart", staticCudart);
+  integrity.set("timer_symbols", t);
+  if (!why.empty())
+    integrity.set("suspicious", why);
+  return why;
 }
 
 // A crash in the candidate (or here) ends the process; leave a backtrace on
@@ -507,10 +617,29 @@ int workerMain(int argc, char **argv) {
     gPhaseText = gReportKey + " g";
     markPhase('g');
   }
+  // What this run is for comes in the job document (docs/gate.md, "Worker
+  // runs"), not the environment: the attributed run (the verdict), the clean
+  // timing run (the time; may replay graphs when the attributed run saw no
+  // side streams; CUPTI kernel times for the own-time share) or the memcheck
+  // run (the correctness trials only).
+  std::string run = job.getString("run", protocol::kRunAttributed);
+  if (run != protocol::kRunAttributed && run != protocol::kRunClean && run != protocol::kRunMemcheck)
+    finish(protocol::kError, protocol::kStageSetup, "job '" + jobPath + "': unknown run '" + run + "'");
+  const bool cleanRun = run == protocol::kRunClean;
+  const bool correctnessOnly = run == protocol::kRunMemcheck;
+  const bool graphsAllowed = job.getBool("graphs", false);
+  const int64_t kernelTimeCalls = job.getInt("kernel_time_calls", 0);
+  // CUPTI device-wide spans in the clean run: asked for by the parent when the
+  // attributed run saw side streams (ATREX_GATE_DEVICE_WIDE=1 forces them, for
+  // measuring their cost: silu_and_mul read 8% slower with them on the H200).
+  const bool deviceWideWanted = job.getBool("device_wide", false) || envFlag("ATREX_GATE_DEVICE_WIDE");
+  gReport.set("run", run);
   // Attribution first: before the first CUDA call of the process.
   std::string attrError;
   bool attributed = false;
-  if (envFlag("ATREX_GATE_NO_ATTRIBUTION"))
+  if (run != protocol::kRunAttributed)
+    attrError = "not subscribed in the " + run + " run";
+  else if (envFlag("ATREX_GATE_NO_ATTRIBUTION")) // by hand, e.g. under ncu
     attrError = "disabled by ATREX_GATE_NO_ATTRIBUTION";
   else
     attributed = attr::start(own, ATREX_RT_SANITIZER_LIB, attrError);
@@ -572,11 +701,20 @@ int workerMain(int argc, char **argv) {
 
   // Load the submission.
   std::string so = job.getString("library", "");
+  std::vector<SymbolBinding> bindingsBefore = timerBindings(nullptr);
   markPhase('c'); // its static initialisers run here
   void *handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
   markPhase('g');
   if (!handle)
     finish("fail", "setup", std::string("cannot load the submission: ") + dlerror());
+  checkCandidateCuda(protocol::kStageSetup, "(its library's initialisers)");
+  {
+    Json integrity = Json::object();
+    std::string suspicious = checkInterposers(bindingsBefore, handle, so, integrity);
+    gReport.set("integrity", integrity);
+    if (!suspicious.empty())
+      finish(protocol::kFail, protocol::kStageSetup, "integrity: " + suspicious);
+  }
   w.entry = reinterpret_cast<EntryFn>(dlsym(handle, "atrex_entry_v1"));
   if (!w.entry)
     finish("fail", "setup", "the submission library has no atrex_entry_v1 (binding missing)");
@@ -637,11 +775,11 @@ int workerMain(int argc, char **argv) {
       w.bind(a, scalars);
       TensorMap before = w.snapshot(a, scalars);
       trace("trial " + std::to_string(t) + ": call");
-      checkCuda("correctness", "before trial " + std::to_string(t));
+      gateCuda(cudaDeviceSynchronize(), "correctness", "inputs of trial " + std::to_string(t));
       std::string err = w.call(a, attr::Region::Correctness);
       if (!err.empty())
         finish("fail", "correctness", "trial " + std::to_string(t) + " (" + kind + "): " + err);
-      checkCuda("correctness", "after the entry returned in trial " + std::to_string(t) + " (" + kind + ")");
+      checkCandidateCuda("correctness", "in trial " + std::to_string(t) + " (" + kind + ")");
       trace("trial " + std::to_string(t) + ": check");
       bool ok = true;
       Json tj = w.check(a, before, ok);
@@ -708,8 +846,8 @@ int workerMain(int argc, char **argv) {
   if (!allOk)
     finish("fail", "correctness", firstFailure);
   // The memcheck run (parent, settings.memcheck) needs the trials only.
-  if (envFlag("ATREX_GATE_CORRECTNESS_ONLY"))
-    finish("pass", "correctness", "");
+  if (correctnessOnly)
+    finish(protocol::kPass, protocol::kStageCorrectness, "");
 
   // ---- performance --------------------------------------------------------
   gReport.set("stage", "performance");
@@ -749,10 +887,64 @@ int workerMain(int argc, char **argv) {
                                  at::TensorOptions().dtype(at::kInt).device(w.device));
     at::Tensor flushSink = at::empty({}, at::TensorOptions().dtype(at::kLong).device(w.device));
     auto stream = at::cuda::getCurrentCUDAStream();
+    const std::string stage = protocol::kStagePerformance;
     cudaEvent_t evStart, evEnd;
-    cudaEventCreate(&evStart);
-    cudaEventCreate(&evEnd);
+    gateCuda(cudaEventCreate(&evStart), stage, "create the start event");
+    gateCuda(cudaEventCreate(&evEnd), stage, "create the end event");
     std::vector<cudaEvent_t> extraEvents;
+
+    // Device-wide spans (CUPTI; never with the Sanitizer subscription): every
+    // kernel, copy and set a timed call starts, on any stream, counts, so the
+    // time does not depend on which streams the submission used or whether
+    // they still exist (issue 15).
+    std::string cuptiError;
+    bool deviceWide = false;
+    std::string sleepName; // the gate's gap-sleep kernel, as CUPTI names it
+    if (attributed) {
+      cuptiError = "not with the Compute Sanitizer subscription (attributed run)";
+    } else if (!deviceWideWanted) {
+      cuptiError = "not asked for (the attributed run saw no side streams)";
+    } else if (ktimes::start(ATREX_RT_CUPTI_LIB, cuptiError) && ktimes::resume(cuptiError)) {
+      at::cuda::sleep(1000);
+      gateCuda(cudaDeviceSynchronize(), stage, "gap-sleep calibration");
+      std::vector<Activity> acts;
+      deviceWide = ktimes::takeActivities(acts, cuptiError);
+      for (const Activity &a : acts)
+        if (a.kind == Activity::Kind::Kernel)
+          sleepName = a.name;
+      if (deviceWide && sleepName.empty()) {
+        deviceWide = false;
+        cuptiError = "CUPTI recorded no kernel for the gate's calibration sleep";
+      }
+      if (!deviceWide)
+        ktimes::pause(cuptiError);
+    }
+    perf.set("device_wide", deviceWide);
+    if (!deviceWide)
+      perf.set("device_wide_error", cuptiError.substr(0, 300));
+
+    // Persisting L2: a carve-out (cudaLimitPersistingL2CacheSize) or an access
+    // policy window on the gate's stream, set by the submission, would keep its
+    // data in L2 across the flush. Both are reset before every timed call and
+    // recorded when found.
+    int64_t persistingLimitSeen = 0, policyWindowSeen = 0;
+    auto resetPersistingL2 = [&] {
+      size_t limit = 0;
+      if (cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize) == cudaSuccess && limit > 0) {
+        persistingLimitSeen = std::max<int64_t>(persistingLimitSeen, static_cast<int64_t>(limit));
+        gateCuda(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0), stage, "reset the persisting-L2 limit");
+      }
+      cudaStreamAttrValue v{};
+      if (cudaStreamGetAttribute(stream.stream(), cudaStreamAttributeAccessPolicyWindow, &v) == cudaSuccess &&
+          v.accessPolicyWindow.num_bytes > 0) {
+        policyWindowSeen = std::max<int64_t>(policyWindowSeen, static_cast<int64_t>(v.accessPolicyWindow.num_bytes));
+        cudaStreamAttrValue none{};
+        gateCuda(cudaStreamSetAttribute(stream.stream(), cudaStreamAttributeAccessPolicyWindow, &none), stage,
+                 "clear the access policy window");
+      }
+      gateCuda(cudaCtxResetPersistingL2Cache(), stage, "cudaCtxResetPersistingL2Cache");
+      cudaGetLastError(); // the queries above leave nothing behind
+    };
 
     // Warm-up by time (eager), estimating the per-call time.
     double warmupMs = w.settings.getDouble("warmup_ms", 100);
@@ -760,18 +952,23 @@ int workerMain(int argc, char **argv) {
     std::vector<double> warm;
     for (int i = 0;; ++i) {
       Args &a = sets[i % rotations];
-      cudaEventRecord(evStart, stream);
+      gateCuda(cudaEventRecord(evStart, stream), stage, "warm-up start event");
       std::string err = w.call(a, attr::Region::Correctness);
-      cudaEventRecord(evEnd, stream);
       if (!err.empty())
         finish("fail", "performance", "warm-up: " + err);
-      checkCuda("performance", "during warm-up");
+      checkPending(stage, "during warm-up");
+      gateCuda(cudaEventRecord(evEnd, stream), stage, "warm-up end event");
+      checkCandidateCuda(stage, "during warm-up");
       float ms = 0;
-      cudaEventElapsedTime(&ms, evStart, evEnd);
+      gateCuda(cudaEventElapsedTime(&ms, evStart, evEnd), stage, "warm-up elapsed time");
       warm.push_back(ms * 1000.0);
       double el = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       if (i >= 2 && el >= warmupMs)
         break;
+    }
+    if (deviceWide) {
+      std::vector<Activity> drop;
+      deviceWide = ktimes::takeActivities(drop, cuptiError);
     }
     double warmMedianUs = percentile(warm, 0.5);
     // Hide the host-side launch gap: a short device-side sleep ahead of the
@@ -779,13 +976,23 @@ int workerMain(int argc, char **argv) {
     // event fires just before the call's first kernel. Not with side streams:
     // their work need not wait for the sleep and could start before the start
     // event, so there the gap stays in (an overestimate, never an underestimate).
+    // Side streams are seen by the launch callbacks (attributed run) or by
+    // CUPTI (clean run: activities of the probe call on more than one stream).
     attr::beginCall();
-    w.call(sets[0], attr::Region::Correctness);
-    checkCuda("performance", "after the side-stream probe");
-    bool sideStreams = false;
+    uint64_t probeStart = deviceWide ? ktimes::timestamp() : 0;
+    std::string probeErr = w.call(sets[0], attr::Region::Correctness);
+    if (!probeErr.empty())
+      finish("fail", "performance", "side-stream probe: " + probeErr);
+    checkCandidateCuda(stage, "in the side-stream probe");
+    bool sideStreams = attr::destroyedSinceBeginCall() > 0;
     for (void *s : attr::streamsSinceBeginCall())
       if (s != static_cast<void *>(stream.stream()))
         sideStreams = true;
+    if (deviceWide) {
+      std::vector<Activity> acts;
+      if ((deviceWide = ktimes::takeActivities(acts, cuptiError)))
+        sideStreams |= spanOf(acts, probeStart, ktimes::timestamp(), "").streams > 1;
+    }
     bool hideGap = !sideStreams;
     int64_t gapSleep = w.settings.getInt("gap_sleep_cycles", 100000);
     perf.set("launch_gap_hidden", hideGap && gapSleep > 0);
@@ -799,11 +1006,11 @@ int workerMain(int argc, char **argv) {
     std::vector<std::unique_ptr<at::cuda::CUDAGraph>> graphs;
     std::string mode = "eager";
     // Only when no side stream was seen (with attribution active, or in the
-    // parent's clean timing run after an attributed run that saw none): work
-    // on a stream outside the capture would run once at capture time and
+    // clean timing run when the attributed run saw none: the job's "graphs"):
+    // work on a stream outside the capture would run once at capture time and
     // leave an empty graph behind.
-    bool sideStreamsRuledOut = attributed || envFlag("ATREX_GATE_CLEAN_RUN");
-    perf.set("clean_timing_run", !attributed && sideStreamsRuledOut);
+    bool sideStreamsRuledOut = attributed || (cleanRun && graphsAllowed);
+    perf.set("clean_timing_run", cleanRun);
     if (!sideStreamsRuledOut || sideStreams)
       perf.set("graph_skipped", !sideStreamsRuledOut ? "no attribution to rule out side streams"
                                             : "the call uses side streams");
@@ -826,10 +1033,15 @@ int workerMain(int argc, char **argv) {
         mode = "graph";
       } catch (const std::exception &e) {
         graphs.clear();
+        cudaDeviceSynchronize();
         cudaGetLastError();
         perf.set("graph_error", std::string(e.what()).substr(0, 500));
       }
-      checkCuda("performance", "after graph capture");
+      checkCandidateCuda(stage, "in graph capture");
+      if (deviceWide) {
+        std::vector<Activity> drop;
+        deviceWide = ktimes::takeActivities(drop, cuptiError);
+      }
     }
     perf.set("mode", mode);
 
@@ -841,11 +1053,11 @@ int workerMain(int argc, char **argv) {
     std::set<int> recheckReps;
     while (static_cast<int>(recheckReps.size()) < std::min(recheck, minReps))
       recheckReps.insert(static_cast<int>(rng() % minReps));
-    double targetRelErr = w.settings.getDouble("target_rel_err", 0.01);
-    double maxTimed = w.settings.getDouble("max_timed_s", 2);
+    Measurement meas(minReps, maxReps, w.settings.getDouble("target_rel_err", 0.01),
+                     w.settings.getDouble("max_timed_s", 2));
     Json clocksBefore = nvml.sample();
-    std::vector<double> times, mainTimes, wallTimes;
-    int rechecked = 0, recheckFailed = 0, sideStreamReps = 0;
+    int rechecked = 0, recheckFailed = 0;
+    int64_t destroyedStreamReps = 0;
     std::string recheckReason;
     auto tTimed = std::chrono::steady_clock::now();
     for (int rep = 0; rep < maxReps; ++rep) {
@@ -859,12 +1071,13 @@ int workerMain(int argc, char **argv) {
         before = w.snapshot(a, setScalars[r]);
       }
       at::sum_out(flushSink, flush);
-      cudaCtxResetPersistingL2Cache();
-      cudaDeviceSynchronize();
+      resetPersistingL2();
+      gateCuda(cudaDeviceSynchronize(), stage, "L2 flush before a timed call");
+      uint64_t windowStart = deviceWide ? ktimes::timestamp() : 0;
       auto h0 = std::chrono::steady_clock::now();
       if (hideGap && gapSleep > 0)
         at::cuda::sleep(gapSleep); // 100000 cycles: about 50 us at 2 GHz
-      cudaEventRecord(evStart, stream);
+      gateCuda(cudaEventRecord(evStart, stream), stage, "start event of a timed call");
       std::string err;
       if (mode == "graph") {
         attr::beginCall();
@@ -875,39 +1088,60 @@ int workerMain(int argc, char **argv) {
       } else {
         err = w.call(a, attr::Region::Timed);
       }
-      cudaEventRecord(evEnd, stream);
-      // Completion of all device work: an event on every stream the call used.
+      if (!err.empty())
+        finish("fail", "performance", "timed call: " + err);
+      // An error the call left pending is the submission's (read before the
+      // gate's own next CUDA call could pick it up).
+      checkPending(stage, "in a timed call");
+      gateCuda(cudaEventRecord(evEnd, stream), stage, "end event of a timed call");
+      // An event on every other stream the call was seen to launch on and that
+      // still exists (the launch callbacks forget destroyed streams).
       std::vector<void *> streams = attr::streamsSinceBeginCall();
+      int64_t destroyed = attr::destroyedSinceBeginCall();
       size_t used = 0;
       for (void *s : streams) {
         if (s == static_cast<void *>(stream.stream()))
           continue;
         if (used == extraEvents.size()) {
           cudaEvent_t e;
-          cudaEventCreate(&e);
+          gateCuda(cudaEventCreate(&e), stage, "create a side-stream event");
           extraEvents.push_back(e);
         }
-        cudaEventRecord(extraEvents[used++], static_cast<cudaStream_t>(s));
+        gateCuda(cudaEventRecord(extraEvents[used++], static_cast<cudaStream_t>(s)), stage,
+                 "end event on a side stream of the call");
       }
       cudaError_t se = cudaDeviceSynchronize();
       auto h1 = std::chrono::steady_clock::now();
-      if (!err.empty())
-        finish("fail", "performance", "timed call: " + err);
+      uint64_t windowEnd = deviceWide ? ktimes::timestamp() : 0;
       if (se != cudaSuccess)
-        finish("fail", "performance", std::string("CUDA error in a timed call: ") + cudaGetErrorString(se));
+        finish(protocol::kFail, stage, "CUDA error in the submission's timed call: " + cudaErrorText(se));
+      Sample smp;
       float ms = 0;
-      cudaEventElapsedTime(&ms, evStart, evEnd);
-      double mainUs = ms * 1000.0, us = mainUs;
+      gateCuda(cudaEventElapsedTime(&ms, evStart, evEnd), stage, "elapsed time of a timed call");
+      smp.mainUs = smp.eventUs = ms * 1000.0;
       for (size_t i = 0; i < used; ++i) {
         float m2 = 0;
-        if (cudaEventElapsedTime(&m2, evStart, extraEvents[i]) == cudaSuccess)
-          us = std::max(us, m2 * 1000.0);
+        gateCuda(cudaEventElapsedTime(&m2, evStart, extraEvents[i]), stage, "elapsed time on a side stream");
+        smp.eventUs = std::max(smp.eventUs, m2 * 1000.0);
       }
-      if (used)
-        ++sideStreamReps;
-      times.push_back(us);
-      mainTimes.push_back(mainUs);
-      wallTimes.push_back(std::chrono::duration<double, std::micro>(h1 - h0).count());
+      smp.sideStreams = used > 0 || destroyed > 0;
+      destroyedStreamReps += destroyed > 0;
+      smp.wallUs = std::chrono::duration<double, std::micro>(h1 - h0).count();
+      if (attributed) {
+        smp.kernels = attr::kernelsSinceBeginCall();
+        smp.kernelsKnown = true;
+      }
+      if (deviceWide) {
+        std::vector<Activity> acts;
+        if ((deviceWide = ktimes::takeActivities(acts, cuptiError))) {
+          Span sp = spanOf(acts, windowStart, windowEnd, hideGap && gapSleep > 0 ? sleepName : "");
+          smp.spanUs = sp.us;
+          smp.sideStreams |= sp.streams > 1;
+          smp.kernels = std::move(sp.kernels);
+          smp.kernelsKnown = true;
+        }
+      }
+      meas.add(std::move(smp));
       if (doCheck) {
         bool ok = true;
         Json cj = w.check(a, before, ok);
@@ -919,35 +1153,43 @@ int workerMain(int argc, char **argv) {
         }
       }
       double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - tTimed).count();
-      if (rep + 1 >= minReps && (medianRelErr(times) <= targetRelErr || elapsed > maxTimed))
+      if (meas.done(elapsed))
         break;
     }
+    if (deviceWide)
+      ktimes::pause(cuptiError);
+    else if (!cuptiError.empty() && !attributed)
+      perf.set("device_wide_error", cuptiError.substr(0, 300));
     Json clocksAfter = nvml.sample();
-    perf.set("reps", static_cast<int64_t>(times.size()));
-    perf.set("median_us", percentile(times, 0.5));
-    perf.set("p10_us", percentile(times, 0.1));
-    perf.set("p90_us", percentile(times, 0.9));
-    perf.set("min_us", *std::min_element(times.begin(), times.end()));
-    perf.set("median_rel_err", medianRelErr(times));
-    perf.set("main_stream_median_us", percentile(mainTimes, 0.5));
-    perf.set("wall_median_us", percentile(wallTimes, 0.5));
-    perf.set("side_stream_reps", sideStreamReps);
+    meas.writeTo(perf);
+    perf.set("destroyed_stream_reps", destroyedStreamReps);
     perf.set("rechecked", rechecked);
     perf.set("recheck_failed", recheckFailed);
     Json clocks = Json::object();
     clocks.set("before", clocksBefore);
     clocks.set("after", clocksAfter);
     perf.set("clocks", clocks);
+    {
+      Json integrity = gReport.has("integrity") ? *gReport.get("integrity") : Json::object();
+      Json l2 = Json::object();
+      l2.set("reset_before_every_timed_call", true);
+      l2.set("persisting_limit_bytes_found", persistingLimitSeen);
+      l2.set("access_policy_window_bytes_found", policyWindowSeen);
+      integrity.set("persisting_l2", l2);
+      if (const Json *ks = perf.get("kernel_set"))
+        integrity.set("kernel_set", *ks);
+      gReport.set("integrity", integrity);
+    }
     // Per-kernel GPU durations for the own-time share (the parent asks for them
     // in the clean run of a unit whose attributed run launched own and foreign
     // kernels): CUPTI records only the candidate's calls (off during the gate's
     // L2 flush), on the rotated sets, after the timed loop.
-    const char *ktEnv = std::getenv("ATREX_GATE_KERNEL_TIMES");
-    int ktCalls = ktEnv ? std::atoi(ktEnv) : 0;
+    int ktCalls = static_cast<int>(kernelTimeCalls);
     if (ktCalls > 0 && !attributed) {
       Json kt = Json::object();
       std::string kerr;
-      bool ok = ktimes::start(ATREX_RT_CUPTI_LIB, kerr);
+      std::vector<Activity> drop;
+      bool ok = ktimes::start(ATREX_RT_CUPTI_LIB, kerr) && ktimes::takeActivities(drop, kerr);
       int done = 0;
       for (int i = 0; ok && i < ktCalls; ++i) {
         at::sum_out(flushSink, flush);
@@ -964,15 +1206,16 @@ int workerMain(int argc, char **argv) {
                  std::string("CUDA error in a call for kernel durations: ") + cudaGetErrorString(se));
         ++done;
       }
-      std::vector<ktimes::KernelTime> times;
-      if (ok)
-        ok = ktimes::collect(times, kerr);
+      std::vector<KernelTime> times;
+      std::vector<Activity> acts;
+      if (ok && (ok = ktimes::takeActivities(acts, kerr)))
+        times = sumKernels(acts);
       kt.set("calls", done);
       if (!ok) {
         kt.set("error", kerr);
       } else {
         Json ks = Json::array();
-        for (const ktimes::KernelTime &t : times) {
+        for (const KernelTime &t : times) {
           Json k = Json::object();
           k.set("name", t.name);
           k.set("launches", t.launches);

@@ -16,6 +16,7 @@
 #include "atrex-rt/Config.h"
 #include "atrex-rt/GateRun.h"
 #include "atrex-rt/Plan.h"
+#include "atrex-rt/Protocol.h"
 #include "atrex-rt/Supervisor.h"
 
 #include <algorithm>
@@ -46,6 +47,82 @@ std::string isoNow() {
 uint64_t randomSeed() {
   std::random_device rd;
   return ((static_cast<uint64_t>(rd()) << 32) ^ rd()) & 0x7fffffffffffffffULL;
+}
+
+// Per worker run: an empty HOME and TMPDIR of its own.
+struct PrivateDirs {
+  std::string root, home, tmp;
+};
+PrivateDirs makePrivateDirs(const std::string &root) {
+  PrivateDirs p{root, root + "/home", root + "/tmp"};
+  std::error_code ec;
+  fs::remove_all(root, ec);
+  fs::create_directories(p.home, ec);
+  fs::create_directories(p.tmp, ec);
+  return p;
+}
+
+// The shared temporary directories' entries (one level) with their times: a
+// submission that ignores TMPDIR and writes to /tmp directly shows up there.
+using TmpSnapshot = std::map<std::string, fs::file_time_type>;
+const char *const kSharedTmp[] = {"/tmp", "/var/tmp", "/dev/shm"};
+TmpSnapshot sharedTmpSnapshot() {
+  TmpSnapshot s;
+  std::error_code ec;
+  for (const char *d : kSharedTmp)
+    for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec))
+      s[it->path().string()] = fs::last_write_time(it->path(), ec);
+  return s;
+}
+
+// {files: [{path, bytes}], count, outside_tmp?: [...]}: what the run left in
+// its private HOME and TMPDIR (paths relative to them, "home/..." and
+// "tmp/..."), and the entries of /tmp, /var/tmp and /dev/shm that appeared or
+// changed while it ran, outside `ignore` (the gate's own cache). Other
+// processes of the machine can change those too: a record, not a verdict.
+Json filesWritten(const PrivateDirs &p, const TmpSnapshot &before, const std::vector<std::string> &ignore) {
+  Json out = Json::object(), files = Json::array();
+  int64_t count = 0;
+  std::error_code ec;
+  fs::path root(p.root);
+  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    if (!it->is_regular_file(ec) && !it->is_symlink(ec))
+      continue;
+    if (++count > 50)
+      continue;
+    Json f = Json::object();
+    f.set("path", fs::relative(it->path(), root, ec).string());
+    f.set("bytes", static_cast<int64_t>(it->is_regular_file(ec) ? it->file_size(ec) : 0));
+    files.push(f);
+  }
+  out.set("count", count);
+  out.set("files", files);
+  Json outside = Json::array();
+  for (const auto &[path, when] : sharedTmpSnapshot()) {
+    bool skip = false;
+    for (const std::string &ig : ignore)
+      skip |= path == ig || ig.rfind(path + "/", 0) == 0;
+    auto it = before.find(path);
+    if (!skip && (it == before.end() || it->second != when) && outside.size() < 50)
+      outside.push(path);
+  }
+  if (outside.size())
+    out.set("outside_tmp", outside);
+  return out;
+}
+
+// compute-sanitizer's guard padding after every allocation (bytes), when the
+// tool has the option (asked once: `--help`); 0 otherwise.
+int64_t memcheckPaddingBytes(const std::string &tool) {
+  static int64_t cached = -1;
+  if (cached >= 0)
+    return cached;
+  Limits lim;
+  lim.wallSeconds = 30;
+  lim.outputTailBytes = 1 << 20; // the whole help text
+  ChildResult c = runSupervised({tool, "--help"}, lim);
+  cached = (c.stdoutTail + c.stderrTail).find("--padding") != std::string::npos ? (1 << 20) : 0;
+  return cached;
 }
 
 Json settingsJson(const PlanSettings &s) {
@@ -405,6 +482,7 @@ int main(int argc, char **argv) {
     } else {
       // 2-4. Correctness, performance, attribution in a supervised child.
       Json job = Json::object();
+      job.set("schema", protocol::kJobSchema);
       job.set("operator", sub.op);
       job.set("shape", shapeToJson(prob.shape));
       job.set("library", fs::absolute(cr.soPath).string());
@@ -413,8 +491,6 @@ int main(int argc, char **argv) {
         ownHashes.push(hashHex(c.hash));
       job.set("own_fnv1a64", ownHashes);
       job.set("settings", settingsJson(plan.settings));
-      std::string jobPath = (fs::path(jobDir) / ("unit" + std::to_string(u.index) + ".json")).string();
-      writeFile(jobPath, job.dump(2));
       Limits lim;
       lim.wallSeconds = plan.settings.problemSeconds;
       lim.rssBytes = plan.settings.rssBytes;
@@ -422,11 +498,32 @@ int main(int argc, char **argv) {
       lim.addressSpaceBytes = plan.settings.addressSpaceBytes;
       lim.privateNetwork = plan.settings.privateNetwork;
       lim.killOrphans = true; // units run one at a time: no other child is running now
-      // The worker's last complete JSON line is its state.
-      auto runWorker = [&](const std::map<std::string, std::string> &env,
+      Json sideEffects = Json::object();
+      // One worker run: the job document says which (attributed, clean,
+      // memcheck) and with what; the worker's last complete JSON line is its
+      // state. HOME and TMPDIR are private, empty directories per run; what
+      // the run leaves in them is recorded under side_effects.<run>.
+      auto runWorker = [&](const std::string &runKind, const Json &options,
+                           const std::map<std::string, std::string> &extraEnv = {},
                            const std::vector<std::string> &wrapper = {}, double wallSeconds = 0) {
+        std::string base = "unit" + std::to_string(u.index) + "." + runKind;
+        std::string jobPath = (fs::path(jobDir) / (base + ".json")).string();
+        Json j = job;
+        j.set("run", runKind);
+        for (const auto &[k, v] : options.asObject())
+          j.set(k, v);
+        writeFile(jobPath, j.dump(2));
         std::error_code ec;
         fs::remove(jobPath + ".phase", ec);
+        PrivateDirs priv = makePrivateDirs((fs::path(jobDir) / (base + ".private")).string());
+        std::map<std::string, std::string> env = extraEnv;
+        env["HOME"] = priv.home;
+        env["TMPDIR"] = priv.tmp;
+        // The JIT caches of CUDA and of torch's own kernels (the references)
+        // stay the gate's, shared by all runs: an empty one cost every worker
+        // run NVRTC compiles. The candidate can write there too (recorded limit).
+        env["CUDA_CACHE_PATH"] = (fs::path(cacheDir) / "jit" / "nv").string();
+        env["PYTORCH_KERNEL_CACHE_PATH"] = (fs::path(cacheDir) / "jit" / "torch").string();
         WorkerRun run;
         // The seed and this run's report key go on stdin (never argv or the environment).
         std::string key = reportKey();
@@ -436,6 +533,7 @@ int main(int argc, char **argv) {
         Limits l = lim;
         if (wallSeconds > 0)
           l.wallSeconds = wallSeconds;
+        auto before = sharedTmpSnapshot();
         run.child = runSupervised(argvW, l, std::to_string(unitSeed) + " " + key + "\n", jobDir, env,
                                   {"ATREX_GATE_SEED"});
         run.haveReport = lastReportLine(run.child.report, run.report, key, &run.forgedLines);
@@ -443,12 +541,14 @@ int main(int argc, char **argv) {
         std::ifstream phase(jobPath + ".phase", std::ios::binary);
         std::string text((std::istreambuf_iterator<char>(phase)), {});
         run.gateTimedOut = run.child.end == ChildResult::End::TimedOut && text == key + " g";
+        sideEffects.set(runKind, filesWritten(priv, before, {cacheDir}));
+        fs::remove_all(priv.root, ec);
         return run;
       };
-      WorkerRun run = runWorker({});
+      WorkerRun run = runWorker(protocol::kRunAttributed, Json::object());
       r.set("child", run.child.toJson());
       if (run.haveReport)
-        for (const char *k : {"env", "correctness", "performance", "attribution", "gpu_memory"})
+        for (const char *k : {"env", "correctness", "performance", "attribution", "gpu_memory", "integrity"})
           if (const Json *v = run.report.get(k))
             r.set(k, *v);
       Outcome out = outcomeOf(run);
@@ -457,22 +557,31 @@ int main(int argc, char **argv) {
       reason = out.reason;
       if (const Json *a = r.get("attribution"))
         verdict = a->getString("verdict", "unknown");
+      // A timer or launch interposer (the worker's integrity check after loading).
+      if (const Json *ig = r.get("integrity"); ig && ig->has("suspicious")) {
+        verdict = protocol::kSuspicious;
+        status = protocol::kFail;
+      }
       if (status == "pass" && !plan.settings.cleanTiming) {
         if (Json *a = r.get("attribution"); a && mixedOwnForeign(*a))
           a->set("own_time_share_why", "clean_timing is off: kernel durations not measured");
       }
       if (status == "pass" && plan.settings.cleanTiming) {
-        Outcome cleanFail = applyCleanTiming(r, plan.settings, [&](int ownShareCalls) {
-          std::map<std::string, std::string> env = {
-              {"ATREX_GATE_NO_ATTRIBUTION", "1"}, {"ATREX_GATE_CLEAN_RUN", "1"}};
-          if (ownShareCalls > 0)
-            env["ATREX_GATE_KERNEL_TIMES"] = std::to_string(ownShareCalls);
-          return runWorker(env);
+        Outcome cleanOut = applyCleanTiming(r, plan.settings, [&](int ownShareCalls, bool graphs) {
+          Json o = Json::object();
+          o.set("graphs", graphs);
+          o.set("device_wide", !graphs); // side streams: CUPTI spans of every activity
+          o.set("kernel_time_calls", ownShareCalls);
+          return runWorker(protocol::kRunClean, o);
         });
-        if (cleanFail.status == "fail") {
+        if (cleanOut.status == "fail") {
           status = "fail";
-          stage = cleanFail.stage;
-          reason = "clean timing run (no attribution): " + cleanFail.reason;
+          stage = cleanOut.stage;
+          reason = "clean timing run (no attribution): " + cleanOut.reason;
+        } else if (cleanOut.status == "error") {
+          status = "error";
+          stage = cleanOut.stage;
+          reason = cleanOut.reason;
         }
       }
       if (status == "pass" && plan.settings.memcheck) {
@@ -483,21 +592,29 @@ int main(int argc, char **argv) {
         std::error_code ec;
         fs::remove(log, ec);
         // Without torch's caching allocator every tensor is its own cudaMalloc, so
-        // memcheck sees each tensor's bounds (not those of a 2 MiB segment).
-        WorkerRun mrun = runWorker({{"ATREX_GATE_NO_ATTRIBUTION", "1"},
-                                    {"ATREX_GATE_CORRECTNESS_ONLY", "1"},
-                                    {"PYTORCH_NO_CUDA_MEMORY_CACHING", "1"}},
-                                   {tool, "--tool", "memcheck", "--log-file", log, "--print-limit", "20"},
-                                   plan.settings.memcheckSeconds);
+        // memcheck sees each tensor's bounds (not those of a 2 MiB segment); with
+        // --padding, a read past a tensor's end lands in a guard region instead of
+        // the next allocation, which memcheck would take for a valid address.
+        std::vector<std::string> wrap = {tool, "--tool", "memcheck", "--log-file", log, "--print-limit", "20"};
+        int64_t padding = memcheckPaddingBytes(tool);
+        if (padding > 0) {
+          wrap.push_back("--padding");
+          wrap.push_back(std::to_string(padding));
+        }
+        WorkerRun mrun = runWorker(protocol::kRunMemcheck, Json::object(),
+                                   {{"PYTORCH_NO_CUDA_MEMORY_CACHING", "1"}}, wrap, plan.settings.memcheckSeconds);
         std::ifstream in(log, std::ios::binary);
         std::string text((std::istreambuf_iterator<char>(in)), {});
         Outcome m = applyMemcheck(r, mrun, text);
+        if (Json *mj = r.get("memcheck"))
+          mj->set("padding_bytes", padding);
         if (m.status == "fail") {
           status = "fail";
           stage = m.stage;
           reason = m.reason;
         }
       }
+      r.set("side_effects", sideEffects);
       if (status == "pass" && prob.floorSeconds > 0) {
         double med = r.get("performance")->getDouble("median_us", 0) * 1e-6;
         if (med < prob.floorSeconds) {

@@ -35,9 +35,14 @@ bool active();
 void setGateThread();
 void setRegion(Region region);
 
-// Streams that candidate launches used since the last beginCall().
+// Streams that candidate launches used since the last beginCall(), less the
+// ones destroyed since (recording an event on a destroyed stream crashed the
+// worker: issue 15), and how many of those were destroyed.
 void beginCall();
 std::vector<void *> streamsSinceBeginCall();
+int64_t destroyedSinceBeginCall();
+// Names of the kernels the candidate launched since the last beginCall().
+std::vector<std::string> kernelsSinceBeginCall();
 
 struct Summary {
   int64_t ownLaunches = 0;     // candidate launches from own modules

@@ -70,17 +70,21 @@ struct Outcome {
 Outcome outcomeOf(const WorkerRun &run);
 
 /// The clean timing run (docs/gate.md, "Clean timing run"): for a passing,
-/// attributed result without side streams, runs `runClean` and takes its
-/// median into `result.performance` when within settings.cleanTimingTolerance
-/// of the attributed one (the attributed figures move to
-/// `performance.attributed`); records what happened in
-/// `performance.clean_run`. When the attributed run's timed calls launched
+/// attributed result, runs `runClean` and takes its median into
+/// `result.performance` when within settings.cleanTimingTolerance of the
+/// attributed one (the attributed figures move to `performance.attributed`);
+/// records what happened in `performance.clean_run`. When the attributed run
+/// saw side streams, `runClean` gets graphs = false, its time counts only
+/// when measured device-wide (every rep a CUPTI span) and is taken whenever it
+/// is not below 1 - tolerance of the attributed one; without a device-wide
+/// span the attributed time stands, unless a stream was destroyed before the
+/// gate could time it (then the outcome is the gate's `error`). When the attributed run's timed calls launched
 /// own and foreign kernels, `runClean` gets settings.ownShareCalls (else 0):
 /// the number of calls whose kernels the clean run times with CUPTI, joined
 /// by applyKernelTimes. Returns the clean run's outcome when it failed (the
 /// unit then fails), else an Outcome with an empty status.
 Outcome applyCleanTiming(Json &result, const PlanSettings &settings,
-                         const std::function<WorkerRun(int ownShareCalls)> &runClean);
+                         const std::function<WorkerRun(int ownShareCalls, bool graphs)> &runClean);
 
 /// True when the timed calls launched own and foreign kernels (the own-time
 /// share is not decided by the attribution alone).

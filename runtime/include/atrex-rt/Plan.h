@@ -4,6 +4,7 @@
 
 #include "atrex-rt/Json.h"
 #include "atrex-rt/OpSpecs.h"
+#include "atrex-rt/Protocol.h"
 
 #include <optional>
 #include <string>
@@ -11,8 +12,8 @@
 
 namespace atrex::rt {
 
-inline constexpr const char *kPlanSchema = "atrex-gate-plan/1";
-inline constexpr const char *kResultSchema = "atrex-gate-result/1";
+using protocol::kPlanSchema;
+using protocol::kResultSchema;
 
 struct Problem {
   std::string id; // "<operator>/<K=V,...>" unless given

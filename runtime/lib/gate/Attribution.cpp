@@ -48,6 +48,8 @@ std::set<uint64_t> ownSet;
 std::map<void *, ModuleInfo> modules;
 std::map<KernelKey, int64_t> launches;
 std::set<void *> callStreams;
+int64_t callDestroyed = 0;
+std::vector<std::string> callKernels;
 int64_t gateLaunchCount = 0;
 std::atomic<int> region{0};
 std::thread::id gateThread;
@@ -126,11 +128,23 @@ void onLaunch(void *module, const char *functionName, void *stream) {
                 it != modules.end() && it->second.own, r};
   ++launches[key];
   callStreams.insert(stream);
+  callKernels.push_back(key.name);
+}
+
+// A stream the current call launched on is being destroyed: forget it, so
+// that the gate never records an event on a dead handle; the call's time then
+// needs the clean run's device-wide span (docs/gate.md, "Performance").
+void onStreamDestroy(void *stream) {
+  std::lock_guard<std::mutex> lock(mu);
+  if (callStreams.erase(stream))
+    ++callDestroyed;
 }
 
 void callback(void *, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void *cbdata) {
   if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED) {
     onModuleLoaded(static_cast<const Sanitizer_ResourceModuleData *>(cbdata));
+  } else if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_STREAM_DESTROY_STARTING) {
+    onStreamDestroy(reinterpret_cast<void *>(static_cast<const Sanitizer_ResourceStreamData *>(cbdata)->stream));
   } else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_BEGIN) {
     auto *ld = static_cast<const Sanitizer_LaunchData *>(cbdata);
     onLaunch(reinterpret_cast<void *>(ld->module), ld->functionName,
@@ -188,6 +202,16 @@ void setRegion(Region r) { region.store(static_cast<int>(r)); }
 void beginCall() {
   std::lock_guard<std::mutex> lock(mu);
   callStreams.clear();
+  callDestroyed = 0;
+  callKernels.clear();
+}
+int64_t destroyedSinceBeginCall() {
+  std::lock_guard<std::mutex> lock(mu);
+  return callDestroyed;
+}
+std::vector<std::string> kernelsSinceBeginCall() {
+  std::lock_guard<std::mutex> lock(mu);
+  return callKernels;
 }
 std::vector<void *> streamsSinceBeginCall() {
   std::lock_guard<std::mutex> lock(mu);

@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <map>
 #include <mutex>
+#include <set>
 
 #if ATREX_HAVE_CUPTI
 #include <cuda_runtime.h>
@@ -29,6 +30,7 @@ using FlushFn = CUptiResult (*)(uint32_t);
 using NextFn = CUptiResult (*)(uint8_t *, size_t, CUpti_Activity **);
 using DroppedFn = CUptiResult (*)(CUcontext, uint32_t, size_t *);
 using ResultStringFn = CUptiResult (*)(CUptiResult, const char **);
+using TimestampFn = CUptiResult (*)(uint64_t *);
 
 struct Api {
   RegisterFn registerCallbacks = nullptr;
@@ -37,10 +39,11 @@ struct Api {
   NextFn next = nullptr;
   DroppedFn dropped = nullptr;
   ResultStringFn resultString = nullptr;
+  TimestampFn timestamp = nullptr;
 } api;
 
 std::mutex mu;
-std::map<std::string, KernelTime> sums;
+std::vector<Activity> recorded;
 size_t droppedRecords = 0;
 constexpr size_t kBufferBytes = 8u << 20;
 
@@ -55,17 +58,38 @@ void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t *buffer,
   std::lock_guard<std::mutex> lock(mu);
   CUpti_Activity *rec = nullptr;
   while (api.next(buffer, validSize, &rec) == CUPTI_SUCCESS) {
-    if (rec->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && rec->kind != CUPTI_ACTIVITY_KIND_KERNEL)
+    // start, end, name, correlation and stream ids keep their offsets across
+    // the records' versions (new fields are appended), so the loaded CUPTI may
+    // be newer than the headers.
+    Activity a;
+    if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || rec->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
+      auto *k = reinterpret_cast<CUpti_ActivityKernel10 *>(rec);
+      a.kind = Activity::Kind::Kernel;
+      a.name = k->name ? k->name : "<unnamed>";
+      a.start = k->start;
+      a.end = k->end;
+      a.correlationId = k->correlationId;
+      a.streamId = k->streamId;
+    } else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+      auto *m = reinterpret_cast<CUpti_ActivityMemcpy6 *>(rec);
+      a.kind = Activity::Kind::Memcpy;
+      a.name = "memcpy";
+      a.start = m->start;
+      a.end = m->end;
+      a.correlationId = m->correlationId;
+      a.streamId = m->streamId;
+    } else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
+      auto *m = reinterpret_cast<CUpti_ActivityMemset4 *>(rec);
+      a.kind = Activity::Kind::Memset;
+      a.name = "memset";
+      a.start = m->start;
+      a.end = m->end;
+      a.correlationId = m->correlationId;
+      a.streamId = m->streamId;
+    } else {
       continue;
-    // start, end and name keep their offsets across the record's versions
-    // (new fields are appended), so the loaded CUPTI may be newer than the headers.
-    auto *k = reinterpret_cast<CUpti_ActivityKernel10 *>(rec);
-    std::string name = k->name ? k->name : "<unnamed>";
-    KernelTime &t = sums[name];
-    t.name = name;
-    t.launches += 1;
-    if (k->end > k->start)
-      t.totalUs += static_cast<double>(k->end - k->start) * 1e-3;
+    }
+    recorded.push_back(std::move(a));
   }
   size_t d = 0;
   if (api.dropped && api.dropped(ctx, streamId, &d) == CUPTI_SUCCESS)
@@ -79,9 +103,13 @@ std::string describe(const char *what, CUptiResult r) {
     api.resultString(r, &s);
   return std::string(what) + " failed: " + (s ? s : std::to_string(static_cast<int>(r)));
 }
+
+bool started = false;
 } // namespace
 
 bool start(const std::string &libraryPath, std::string &error) {
+  if (started)
+    return true;
   // Without a working driver, libcupti 13.0's cuptiActivityRegisterCallbacks
   // recursed until the stack overflowed (seen on the CPU-only build machine:
   // cudaErrorInsufficientDriver); ask the driver first.
@@ -115,7 +143,9 @@ bool start(const std::string &libraryPath, std::string &error) {
   api.next = reinterpret_cast<NextFn>(dlsym(lib, "cuptiActivityGetNextRecord"));
   api.dropped = reinterpret_cast<DroppedFn>(dlsym(lib, "cuptiActivityGetNumDroppedRecords"));
   api.resultString = reinterpret_cast<ResultStringFn>(dlsym(lib, "cuptiGetResultString"));
-  if (!api.registerCallbacks || !api.enable || !api.disable || !api.flushAll || !api.next) {
+  api.timestamp = reinterpret_cast<TimestampFn>(dlsym(lib, "cuptiGetTimestamp"));
+  if (!api.registerCallbacks || !api.enable || !api.disable || !api.flushAll || !api.next ||
+      !api.timestamp) {
     error = path + " lacks the CUPTI activity API";
     return false;
   }
@@ -123,45 +153,62 @@ bool start(const std::string &libraryPath, std::string &error) {
     error = describe("cuptiActivityRegisterCallbacks", r);
     return false;
   }
+  started = true;
   return true;
 }
 
-bool resume(std::string &error) {
-  if (CUptiResult r = api.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); r != CUPTI_SUCCESS) {
-    error = describe("cuptiActivityEnable(CONCURRENT_KERNEL)", r);
-    return false;
+constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                          CUPTI_ACTIVITY_KIND_MEMSET};
+static const char *kindName(CUpti_ActivityKind k) {
+  switch (k) {
+  case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return "CONCURRENT_KERNEL";
+  case CUPTI_ACTIVITY_KIND_MEMCPY: return "MEMCPY";
+  default: return "MEMSET";
   }
+}
+
+bool resume(std::string &error) {
+  for (CUpti_ActivityKind k : kKinds)
+    if (CUptiResult r = api.enable(k); r != CUPTI_SUCCESS) {
+      error = describe((std::string("cuptiActivityEnable(") + kindName(k) + ")").c_str(), r);
+      return false;
+    }
   return true;
 }
 
 bool pause(std::string &error) {
-  if (CUptiResult r = api.disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); r != CUPTI_SUCCESS) {
-    error = describe("cuptiActivityDisable(CONCURRENT_KERNEL)", r);
-    return false;
-  }
+  for (CUpti_ActivityKind k : kKinds)
+    if (CUptiResult r = api.disable(k); r != CUPTI_SUCCESS) {
+      error = describe((std::string("cuptiActivityDisable(") + kindName(k) + ")").c_str(), r);
+      return false;
+    }
   return true;
 }
 
-bool collect(std::vector<KernelTime> &out, std::string &error) {
+uint64_t timestamp() {
+  uint64_t t = 0;
+  if (api.timestamp)
+    api.timestamp(&t);
+  return t;
+}
+
+bool takeActivities(std::vector<Activity> &out, std::string &error) {
   if (CUptiResult r = api.flushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); r != CUPTI_SUCCESS) {
     error = describe("cuptiActivityFlushAll", r);
     return false;
   }
   std::lock_guard<std::mutex> lock(mu);
   if (droppedRecords) {
-    error = "CUPTI dropped " + std::to_string(droppedRecords) + " kernel records";
+    error = "CUPTI dropped " + std::to_string(droppedRecords) + " activity records";
     return false;
   }
-  out.clear();
-  for (const auto &kv : sums)
-    out.push_back(kv.second);
-  std::sort(out.begin(), out.end(),
-            [](const KernelTime &a, const KernelTime &b) { return a.totalUs > b.totalUs; });
+  out = std::move(recorded);
+  recorded.clear();
   return true;
 }
 #else
 bool start(const std::string &, std::string &error) {
-  error = "built without CUPTI (cupti_activity.h): no kernel durations";
+  error = "built without CUPTI (cupti_activity.h): no device activities";
   return false;
 }
 bool resume(std::string &error) {
@@ -172,7 +219,8 @@ bool pause(std::string &error) {
   error = "built without CUPTI";
   return false;
 }
-bool collect(std::vector<KernelTime> &, std::string &error) {
+uint64_t timestamp() { return 0; }
+bool takeActivities(std::vector<Activity> &, std::string &error) {
   error = "built without CUPTI";
   return false;
 }

@@ -4,6 +4,7 @@
 #include "atrex-rt/Compile.h"
 #include "atrex-rt/GateRun.h"
 #include "atrex-rt/Json.h"
+#include "atrex-rt/Measurement.h"
 #include "atrex-rt/OpSpecs.h"
 #include "atrex-rt/Plan.h"
 #include "atrex-rt/TensorDir.h"
@@ -537,9 +538,11 @@ TEST(GateRun, LastReportLineAndOutcomes) {
 TEST(GateRun, CleanTimingDecisions) {
   PlanSettings s;
   int calls = 0;
+  bool graphsAsked = false;
   auto clean = [&](const std::string &report) {
-    return [&calls, report](int ownShareCalls) {
+    return [&calls, &graphsAsked, report](int ownShareCalls, bool graphs) {
       ++calls;
+      graphsAsked = graphs;
       EXPECT_EQ(ownShareCalls, 0); // not a mixed unit
       return exited(0, report + "\n");
     };
@@ -579,11 +582,52 @@ TEST(GateRun, CleanTimingDecisions) {
   EXPECT_EQ(r.get("performance")->getDouble("median_us", 0), 100);
   EXPECT_EQ(r.get("performance")->get("clean_run")->getString("why", ""),
             "the clean run did not pass: error at setup: no GPU");
-  // Never with side streams, nor without attribution (nothing to compare with).
-  calls = 0;
+  EXPECT_TRUE(graphsAsked);
+  // Side streams: the clean run captures no graphs and counts only with a
+  // device-wide span on every rep; then a slower clean median is taken too
+  // (issue 15: a side stream destroyed after use hid its work from the events).
+  s.cleanTimingTolerance = 0.1;
+  auto deviceWide = [](double medianUs, bool wide = true) {
+    Json c = passed(medianUs);
+    c.get("performance")->set("device_wide", wide);
+    c.get("performance")->set("device_wide_reps", wide ? 9 : 0);
+    if (!wide)
+      c.get("performance")->set("device_wide_error", "cannot load CUPTI: nope");
+    return c.dump();
+  };
   r = passed(100, 3);
-  applyCleanTiming(r, s, clean(passed(50).dump()));
-  EXPECT_EQ(r.get("performance")->get("clean_run")->getString("why", ""), "the call uses side streams");
+  applyCleanTiming(r, s, clean(deviceWide(250)));
+  EXPECT_FALSE(graphsAsked);
+  EXPECT_EQ(r.get("performance")->getDouble("median_us", 0), 250) << r.dump();
+  EXPECT_TRUE(r.get("performance")->get("clean_run")->getBool("device_wide", false));
+  r = passed(100, 3);
+  applyCleanTiming(r, s, clean(deviceWide(50)));
+  EXPECT_EQ(r.get("performance")->getDouble("median_us", 0), 100);
+  EXPECT_EQ(r.get("performance")->get("clean_run")->getString("why", ""),
+            "the clean (device-wide) median is 0.5x the attributed one, below 1 - 0.1");
+  r = passed(100, 3);
+  o = applyCleanTiming(r, s, clean(deviceWide(250, false)));
+  EXPECT_EQ(o.status, "");
+  EXPECT_EQ(r.get("performance")->getDouble("median_us", 0), 100);
+  EXPECT_EQ(r.get("performance")->get("clean_run")->getString("why", ""),
+            "the call uses side streams and the clean run measured no device-wide span (cannot load "
+            "CUPTI: nope)");
+  // A stream destroyed before the gate could record on it, and no span: the
+  // gate cannot time the unit (its error, not the submission's fault).
+  r = passed(3);
+  r.get("performance")->set("destroyed_stream_reps", 10);
+  o = applyCleanTiming(r, s, clean(deviceWide(250, false)));
+  EXPECT_EQ(o.status, "error");
+  EXPECT_EQ(o.reason, "the submission destroyed a stream its timed call launched on, so only a "
+                      "device-wide span times it, and the clean run measured no device-wide span (cannot "
+                      "load CUPTI: nope)");
+  r = passed(3);
+  r.get("performance")->set("destroyed_stream_reps", 10);
+  o = applyCleanTiming(r, s, clean(deviceWide(250)));
+  EXPECT_EQ(o.status, "");
+  EXPECT_EQ(r.get("performance")->getDouble("median_us", 0), 250);
+  // Never without attribution (nothing to compare with).
+  calls = 0;
   Json r2 = passed(100);
   r2.get("attribution")->set("available", false);
   applyCleanTiming(r2, s, clean(passed(50).dump()));
@@ -611,7 +655,7 @@ TEST(GateRun, OwnTimeShareFromKernelTimes) {
   PlanSettings s;
   std::vector<int> asked;
   auto clean = [&](const std::string &kernelTimes) {
-    return [&asked, kernelTimes](int ownShareCalls) {
+    return [&asked, kernelTimes](int ownShareCalls, bool) {
       asked.push_back(ownShareCalls);
       Json rep = passed(97);
       rep.set("kernel_times", Json::parse(kernelTimes));
@@ -678,14 +722,15 @@ TEST(GateRun, OwnTimeShareFromKernelTimes) {
   r = passed(100);
   applyCleanTiming(r, s, clean(R"({"calls":0,"kernels":[]})"));
   EXPECT_EQ(asked, std::vector<int>{0});
-  // Side streams: no clean run, so no durations.
+  // Side streams: the clean run (CUPTI sees every stream) measures them too.
   r = mixedResult();
   r.get("performance")->set("side_stream_reps", 3);
   asked.clear();
-  applyCleanTiming(r, s, clean("{}"));
-  EXPECT_TRUE(asked.empty());
-  EXPECT_NE(r.get("attribution")->getString("own_time_share_why", "").find("side streams"),
-            std::string::npos);
+  applyCleanTiming(r, s, clean(R"({"calls":10,"kernels":[{"name":"nvjet_gemm","launches":10,
+    "total_us":60},{"name":"_Z4copyPf","launches":10,"total_us":30},{"name":"splitK","launches":10,
+    "total_us":10}]})"));
+  EXPECT_EQ(asked, std::vector<int>{10});
+  EXPECT_DOUBLE_EQ(r.get("attribution")->getDouble("own_time_share", -1), 0.3);
 }
 
 // compute-sanitizer memcheck logs (format of CUDA 13's compute-sanitizer).
@@ -750,4 +795,68 @@ TEST(GateRun, CompletedUnitsAndAppend) {
   EXPECT_EQ(errorOf([&] { completedUnits(f, warnings); }), f + ":5: not an atrex-gate result");
   EXPECT_NE(errorOf([&] { completedUnits(f + ".missing", warnings); }).find("cannot read"),
             std::string::npos);
+}
+
+// The device-wide span of a timed call (clean run, CUPTI): every activity that
+// started in the call's window, on any stream, without the gate's gap sleep;
+// a side stream's kernel that outlasts the caller's stream sets the time.
+TEST(Measurement, DeviceWideSpanCountsEveryStream) {
+  auto act = [](const char *name, uint64_t start, uint64_t end, uint32_t corr, uint32_t stream) {
+    Activity a;
+    a.name = name;
+    a.start = start;
+    a.end = end;
+    a.correlationId = corr;
+    a.streamId = stream;
+    return a;
+  };
+  std::vector<Activity> acts = {act("flush", 100, 900, 1, 7), act("spin", 960, 1000, 2, 7),
+                                act("main", 1000, 2000, 3, 7), act("side", 1500, 31000, 4, 9)};
+  Activity copy = act("memcpy", 2000, 2500, 5, 9);
+  copy.kind = Activity::Kind::Memcpy;
+  acts.push_back(copy);
+  Span sp = spanOf(acts, 950, 40000, "spin");
+  EXPECT_DOUBLE_EQ(sp.us, 30.0);
+  EXPECT_EQ(sp.activities, 3);
+  EXPECT_EQ(sp.streams, 2);
+  EXPECT_EQ(sp.kernels, (std::vector<std::string>{"main", "side"}));
+  // Without the gap sleep (its name not given) the sleep is the call's.
+  EXPECT_DOUBLE_EQ(spanOf(acts, 950, 40000, "").us, 30.04);
+  // A candidate kernel of the sleep's name is not dropped unless it came first.
+  EXPECT_EQ(spanOf({act("main", 1000, 2000, 3, 7), act("spin", 2000, 3000, 4, 7)}, 950, 4000, "spin").activities,
+            2);
+  EXPECT_EQ(spanOf(acts, 50000, 60000, "spin").activities, 0);
+
+  Sample smp;
+  smp.eventUs = 1.0;
+  smp.spanUs = sp.us;
+  EXPECT_DOUBLE_EQ(smp.us(), 30.0);
+  smp.spanUs = -1;
+  EXPECT_DOUBLE_EQ(smp.us(), 1.0);
+}
+
+// The set of kernels of every timed call is compared with the first one's.
+TEST(Measurement, KernelSetChangesAreCountedAndNamed) {
+  EXPECT_EQ(kernelSetDiff({"a", "b"}, {"b", "a"}), "");
+  EXPECT_EQ(kernelSetDiff({"a", "b"}, {"a", "c", "c"}), "+c x2, -b x1");
+  Measurement m(3, 100, 0.5, 10);
+  for (const std::vector<std::string> &ks : std::vector<std::vector<std::string>>{
+           {"a", "b"}, {"b", "a"}, {"a", "c"}, {"a", "b"}}) {
+    Sample s;
+    s.eventUs = s.mainUs = s.wallUs = 10;
+    s.kernels = ks;
+    s.kernelsKnown = true;
+    m.add(s);
+  }
+  EXPECT_FALSE(m.done(0)); // under 5 samples the interval is unbounded
+  EXPECT_TRUE(m.done(11)); // past max_timed_s
+  Json perf = Json::object();
+  m.writeTo(perf);
+  EXPECT_EQ(perf.getInt("reps", 0), 4);
+  EXPECT_DOUBLE_EQ(perf.getDouble("median_us", 0), 10);
+  const Json *ks = perf.get("kernel_set");
+  ASSERT_NE(ks, nullptr);
+  EXPECT_EQ(ks->getInt("checked_reps", 0), 4);
+  EXPECT_EQ(ks->getInt("changed_reps", 0), 1);
+  EXPECT_EQ(ks->getString("first_change", ""), "timed call 2 against the first: +c x1, -b x1");
 }

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 using namespace atrex::rt;
 namespace fs = std::filesystem;
@@ -49,6 +50,13 @@ void fakeCuobjdump(const std::string &d) {
   std::ofstream(d + "/cuobjdump.sh") << "#!/bin/sh\necho fake-elf > sub.1.sm_90.cubin\n";
   fs::permissions(d + "/cuobjdump.sh", fs::perms::owner_all);
 }
+// The head of a scripted worker: the job document's run kind and options
+// (atrex-gate-worker --job JOB.json) in shell variables.
+const std::string kJobFields = "#!/bin/sh\n"
+                               "run=$(sed -n 's/^ *\"run\": *\"\\([a-z]*\\)\".*/\\1/p' \"$2\")\n"
+                               "graphs=$(sed -n 's/^ *\"graphs\": *\\([a-z]*\\).*/\\1/p' \"$2\")\n"
+                               "ktc=$(sed -n 's/^ *\"kernel_time_calls\": *\\([0-9]*\\).*/\\1/p' \"$2\")\n"
+                               "ktc=${ktc:-0}\n";
 // One compile cache for the tests that compile a real submission (keyed by content).
 std::string sharedCache() {
   return fs::path(::testing::TempDir() + "/atrex-tools-shared-cache").lexically_normal().string();
@@ -270,25 +278,26 @@ TEST(AtrexGate, ResumeRunsOnlyTheMissingUnits) {
 // the attributed run's median. A scripted worker stands in for the real one.
 TEST(AtrexGate, CleanTimingRunGivesTheTimeWithinTolerance) {
   std::string d = tmp("gate-clean");
-  std::ofstream(d + "/worker.sh") << R"(#!/bin/sh
+  std::ofstream(d + "/worker.sh") << kJobFields + R"(
 read seed key
-echo "run ${ATREX_GATE_NO_ATTRIBUTION:-0} ${ATREX_GATE_CLEAN_RUN:-0}" >> "$FAKE_LOG"
-if [ "${ATREX_GATE_NO_ATTRIBUTION:-0}" = 1 ]; then
+echo "run $run graphs=$graphs" >> "$FAKE_LOG"
+if [ "$run" = clean ]; then
   [ -n "$FAKE_CLEAN_CRASH" ] && kill -SEGV $$
   if [ -n "$FAKE_CLEAN_FAIL" ]; then
     echo "$key "'{"status":"fail","stage":"correctness","reason":"wrong when unobserved"}' >&3; exit 0
   fi
   kt=""
-  if [ -n "$ATREX_GATE_KERNEL_TIMES" ]; then
-    kt=",\"kernel_times\":{\"calls\":$ATREX_GATE_KERNEL_TIMES,\"kernels\":[{\"name\":\"gemm\",\"launches\":3,\"total_us\":75},{\"name\":\"copy\",\"launches\":3,\"total_us\":25}]}"
+  if [ "$ktc" -gt 0 ]; then
+    kt=",\"kernel_times\":{\"calls\":$ktc,\"kernels\":[{\"name\":\"gemm\",\"launches\":3,\"total_us\":75},{\"name\":\"copy\",\"launches\":3,\"total_us\":25}]}"
   fi
-  echo "$key {\"status\":\"pass\",\"stage\":\"done\",\"performance\":{\"median_us\":$FAKE_CLEAN_US,\"p10_us\":1,\"p90_us\":2,\"reps\":7,\"mode\":\"eager\"},\"attribution\":{\"available\":false}$kt}" >&3
+  wide=true; [ -n "$FAKE_NO_SPAN" ] && wide=false
+  echo "$key {\"status\":\"pass\",\"stage\":\"done\",\"performance\":{\"median_us\":$FAKE_CLEAN_US,\"p10_us\":1,\"p90_us\":2,\"reps\":7,\"mode\":\"eager\",\"device_wide\":$wide,\"device_wide_reps\":7,\"device_wide_error\":\"no CUPTI here\"},\"attribution\":{\"available\":false}$kt}" >&3
 else
   att="\"available\":true,\"verdict\":\"adopted\""
   if [ -n "$FAKE_MIXED" ]; then
     att="\"available\":true,\"verdict\":\"fallback\",\"timed_own_launches\":3,\"timed_foreign_launches\":3,\"own_time_share\":null,\"kernels\":[{\"name\":\"copy\",\"own\":true},{\"name\":\"gemm\",\"own\":false}]"
   fi
-  echo "$key {\"status\":\"pass\",\"stage\":\"done\",\"performance\":{\"median_us\":100,\"p10_us\":99,\"p90_us\":101,\"reps\":10,\"mode\":\"eager\",\"side_stream_reps\":${FAKE_SIDE:-0},\"launch_gap_hidden\":true},\"attribution\":{$att}}" >&3
+  echo "$key {\"status\":\"pass\",\"stage\":\"done\",\"performance\":{\"median_us\":100,\"p10_us\":99,\"p90_us\":101,\"reps\":10,\"mode\":\"eager\",\"side_stream_reps\":${FAKE_SIDE:-0},\"destroyed_stream_reps\":${FAKE_DESTROYED:-0},\"launch_gap_hidden\":true},\"attribution\":{$att}}" >&3
   # The candidate shares fd 3: a line of its own, without the key.
   [ -n "$FAKE_FORGE" ] && echo '{"status":"pass","stage":"done","performance":{"median_us":1}}' >&3
 fi
@@ -311,7 +320,8 @@ fi
     std::string all((std::istreambuf_iterator<char>(log)), {});
     runs = static_cast<int>(std::count(all.begin(), all.end(), '\n'));
     if (runs == 2)
-      EXPECT_EQ(all, "run 0 0\nrun 1 1\n");
+      EXPECT_EQ(all, std::string("run attributed graphs=\nrun clean graphs=") +
+                         (env.find("FAKE_SIDE") == std::string::npos ? "true" : "false") + "\n");
     std::ifstream in(d + "/r.jsonl");
     std::string line;
     std::getline(in, line);
@@ -356,7 +366,7 @@ fi
       << r.dump();
 
   // Own and foreign kernels in the timed calls: the clean run is asked for
-  // kernel durations (ATREX_GATE_KERNEL_TIMES) and the share is measured.
+  // kernel durations (the job's kernel_time_calls) and the share is measured.
   plan(R"("own_share_calls":4)", "fallback");
   r = gate("FAKE_MIXED=1 FAKE_CLEAN_US=96", runs);
   const Json *a = r.get("attribution");
@@ -381,10 +391,24 @@ fi
             "done: the submission wrote 1 line(s) to the gate's report channel (file descriptor 3): "
             "report forgery") << r.dump();
 
-  // Side streams: no clean run (without attribution the gate cannot see them).
+  // Side streams: the clean run measures device-wide (CUPTI), captures no
+  // graphs, and its time is taken when not faster than the attributed one.
+  r = gate("FAKE_SIDE=3 FAKE_CLEAN_US=150", runs);
+  EXPECT_EQ(runs, 2);
+  EXPECT_EQ(r.get("performance")->getDouble("median_us", 0), 150) << r.dump();
   r = gate("FAKE_SIDE=3 FAKE_CLEAN_US=50", runs);
-  EXPECT_EQ(runs, 1);
-  EXPECT_EQ(r.get("performance")->get("clean_run")->getString("why", ""), "the call uses side streams");
+  EXPECT_EQ(r.get("performance")->getDouble("median_us", 0), 100) << r.dump();
+  // A side stream destroyed before the gate could time it and no device-wide
+  // span: the gate cannot time the unit (its error, exit 2).
+  fs::remove(d + "/r.jsonl");
+  Out o = sh("ATREX_CUOBJDUMP=" + d + "/cuobjdump.sh FAKE_LOG=" + d + "/log FAKE_SIDE=3 FAKE_DESTROYED=10 "
+             "FAKE_NO_SPAN=1 FAKE_CLEAN_US=150 " + kGate + " --quiet --plan " + d + "/plan.json --out " + d +
+             "/r.jsonl --cache " + sharedCache() + " --worker " + d + "/worker.sh");
+  EXPECT_EQ(o.status, 2) << o.text;
+  r = Json::parse(readFile(d + "/r.jsonl"));
+  EXPECT_EQ(r.getString("status", ""), "error") << r.dump();
+  EXPECT_NE(r.getString("reason", "").find("destroyed a stream its timed call launched on"), std::string::npos)
+      << r.dump();
 
   // A wider tolerance admits the 0.5x; clean_timing false runs the worker once.
   plan(R"("clean_timing_tolerance":0.6)");
@@ -401,10 +425,10 @@ fi
 // memcheck (a scripted tool and worker here; ATREX_COMPUTE_SANITIZER names it).
 TEST(AtrexGate, MemcheckRunFailsUnitsWithMemoryErrors) {
   std::string d = tmp("gate-memcheck");
-  std::ofstream(d + "/worker.sh") << R"SH(#!/bin/sh
+  std::ofstream(d + "/worker.sh") << kJobFields + R"SH(
 read seed key
-echo "run ${ATREX_GATE_NO_ATTRIBUTION:-0} ${ATREX_GATE_CLEAN_RUN:-0} ${ATREX_GATE_CORRECTNESS_ONLY:-0}" >> "$FAKE_LOG"
-if [ -n "$ATREX_GATE_CORRECTNESS_ONLY" ]; then
+echo "run $run ${PYTORCH_NO_CUDA_MEMORY_CACHING:-0}" >> "$FAKE_LOG"
+if [ "$run" = memcheck ]; then
   echo "$key "'{"status":"pass","stage":"correctness"}' >&3; exit 0
 fi
 echo "$key "'{"status":"pass","stage":"done","performance":{"median_us":100,"p10_us":99,"p90_us":101,"reps":10,"mode":"eager","side_stream_reps":0,"launch_gap_hidden":true},"attribution":{"available":true,"verdict":"adopted"}}' >&3
@@ -435,7 +459,7 @@ exec "$@"
     EXPECT_EQ(o.status, 0) << o.text;
     std::ifstream log(d + "/log");
     std::string all((std::istreambuf_iterator<char>(log)), {});
-    EXPECT_EQ(all, "run 0 0 0\nrun 1 0 1\n");
+    EXPECT_EQ(all, "run attributed 0\nrun memcheck 1\n");
     std::ifstream in(d + "/r.jsonl");
     std::string line;
     std::getline(in, line);
@@ -486,6 +510,43 @@ echo "$key "'{"status":"pass","stage":"done","performance":{"median_us":100,"p10
   int pid = 0;
   ASSERT_TRUE(static_cast<bool>(pf >> pid));
   EXPECT_NE(kill(pid, 0), 0) << "the escaped process " << pid << " is still alive";
+}
+
+// Each worker run gets an empty HOME and TMPDIR of its own; what it leaves
+// there, and what appears in the shared /tmp while it runs, is recorded.
+TEST(AtrexGate, FilesTheWorkerWritesAreRecorded) {
+  std::string d = tmp("gate-files");
+  std::string leak = "/tmp/atrex-test-leak-" + std::to_string(getpid());
+  std::ofstream(d + "/worker.sh") << kJobFields + R"SH(
+read seed key
+case "$HOME" in "$TMPDIR"|/root|"") exit 7;; esac
+[ -z "$(ls -A "$HOME")$(ls -A "$TMPDIR")" ] || exit 8
+echo secret > "$TMPDIR/note.txt"; mkdir -p "$HOME/.cache"; echo x > "$HOME/.cache/x"
+echo leak > "$FAKE_LEAK"
+echo "$key "'{"status":"pass","stage":"done","performance":{"median_us":100,"p10_us":99,"p90_us":101,"reps":10,"mode":"eager","side_stream_reps":0,"launch_gap_hidden":true},"attribution":{"available":true,"verdict":"adopted"}}' >&3
+)SH";
+  fakeCuobjdump(d);
+  fs::permissions(d + "/worker.sh", fs::perms::owner_all);
+  std::ofstream(d + "/plan.json") << R"({"settings":{"clean_timing":false},"submissions":[{"source":")" +
+                                         std::string(ATREX_RT_SOURCE_DIR) +
+                                         R"(/../examples/gate/silu_and_mul_naive.cu","operator":"silu_and_mul",
+      "problems":[{"shape":{"T":2,"D":8}}]}]})";
+  Out o = sh("FAKE_LEAK=" + leak + " ATREX_CUOBJDUMP=" + d + "/cuobjdump.sh " + kGate + " --quiet --plan " + d +
+             "/plan.json --out " + d + "/r.jsonl --cache " + sharedCache() + " --worker " + d + "/worker.sh");
+  fs::remove(leak);
+  EXPECT_EQ(o.status, 0) << o.text;
+  Json r = Json::parse(readFile(d + "/r.jsonl"));
+  EXPECT_EQ(r.getString("status", ""), "pass") << r.dump();
+  const Json *se = r.get("side_effects");
+  ASSERT_NE(se, nullptr) << r.dump();
+  const Json *att = se->get("attributed");
+  ASSERT_NE(att, nullptr) << r.dump();
+  EXPECT_EQ(att->getInt("count", 0), 2) << r.dump();
+  std::string files = att->get("files")->dump();
+  EXPECT_NE(files.find("\"tmp/note.txt\""), std::string::npos) << files;
+  EXPECT_NE(files.find("\"home/.cache/x\""), std::string::npos) << files;
+  ASSERT_NE(att->get("outside_tmp"), nullptr) << r.dump();
+  EXPECT_NE(att->get("outside_tmp")->dump().find(leak), std::string::npos) << r.dump();
 }
 
 // When the watchdog ends a unit, the worker's phase byte (<job>.phase) tells

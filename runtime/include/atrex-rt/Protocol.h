@@ -1,0 +1,51 @@
+//===- Protocol.h - Names shared by atrex-gate and its worker ----*- C++ -*-===//
+//
+// The schema ids, statuses, stages, verdicts and worker-run kinds that the
+// gate (parent) and atrex-gate-worker (child) exchange through the job
+// document and the report lines, spelled once (docs/gate.md, "Result line").
+//
+//===----------------------------------------------------------------------===//
+#ifndef ATREX_RT_PROTOCOL_H
+#define ATREX_RT_PROTOCOL_H
+
+namespace atrex::rt::protocol {
+
+inline constexpr const char *kPlanSchema = "atrex-gate-plan/1";
+inline constexpr const char *kResultSchema = "atrex-gate-result/1";
+/// The job document the parent writes for one worker run.
+inline constexpr const char *kJobSchema = "atrex-gate-job/1";
+
+// Unit statuses.
+inline constexpr const char *kPass = "pass";
+inline constexpr const char *kFail = "fail";
+inline constexpr const char *kError = "error";
+
+// Stages, in order.
+inline constexpr const char *kStageCompile = "compile";
+inline constexpr const char *kStageSetup = "setup";
+inline constexpr const char *kStageCorrectness = "correctness";
+inline constexpr const char *kStagePerformance = "performance";
+inline constexpr const char *kStageDone = "done";
+
+// Dynamic verdicts.
+inline constexpr const char *kAdopted = "adopted";
+inline constexpr const char *kFallback = "fallback";
+inline constexpr const char *kNoKernel = "no-kernel";
+inline constexpr const char *kSuspicious = "suspicious";
+inline constexpr const char *kUnknown = "unknown";
+
+// Worker runs (the job document's "run"): the attributed run (Compute
+// Sanitizer subscription: the verdict), the clean timing run (no
+// subscription, CUPTI: the time) and the memcheck run (correctness trials
+// only, under compute-sanitizer).
+inline constexpr const char *kRunAttributed = "attributed";
+inline constexpr const char *kRunClean = "clean";
+inline constexpr const char *kRunMemcheck = "memcheck";
+
+// The worker's phase byte (<job>.phase): whose work the process is doing.
+inline constexpr char kPhaseCandidate = 'c';
+inline constexpr char kPhaseGate = 'g';
+
+} // namespace atrex::rt::protocol
+
+#endif // ATREX_RT_PROTOCOL_H
