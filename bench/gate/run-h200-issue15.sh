@@ -12,6 +12,7 @@
 # probe     atrex-gate --check; compute-sanitizer's --padding option
 # gputests  AtrexRtGpuTests (TEST_TMPDIR=/tmp/gt); the plans' results copied to $OUT
 # timing    examples/gate/plan-timing.json (rms_norm, silu_and_mul, gemm_bf16) as the gate runs it
+# timing-dw the same with ATREX_GATE_DEVICE_WIDE=1 (CUPTI spans in every clean run)
 # sets      bench/sets/plan-suite.json (654 units), wall time; --resume across calls
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
@@ -50,6 +51,12 @@ has() { [[ " $STEPS " == *" $1 "* ]]; }
     echo "== timing $(date -u +%T)"; t0=$SECONDS
     run 200 $G --plan examples/gate/plan-timing.json --out "$OUT/gate-timing.jsonl"
     echo "timing: rc $?, $((SECONDS - t0)) s"
+  fi
+  if has timing-dw; then
+    # The same plan with CUPTI spans forced on in the clean runs: their cost.
+    echo "== timing, device-wide spans forced $(date -u +%T)"; t0=$SECONDS
+    ATREX_GATE_DEVICE_WIDE=1 run 200 $G --plan examples/gate/plan-timing.json --out "$OUT/gate-timing-dw.jsonl"
+    echo "timing-dw: rc $?, $((SECONDS - t0)) s"
   fi
   if has sets; then
     echo "== sets $(date -u +%T)"; t0=$SECONDS
