@@ -1,6 +1,7 @@
 //===- Plan.cpp - Gate plans and result records ---------------------------===//
 #include "atrex-rt/Plan.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <set>
 
@@ -48,9 +49,17 @@ Plan parsePlan(const Json &j, const std::string &path) {
       s.arch = js->getString("arch", s.arch);
       s.compileSeconds = js->getDouble("compile_s", s.compileSeconds);
       s.problemSeconds = js->getDouble("problem_s", s.problemSeconds);
-      s.rssBytes = js->getInt("rss_mb", s.rssBytes >> 20) << 20;
-      s.fileSizeBytes = js->getInt("file_mb", s.fileSizeBytes >> 20) << 20;
-      s.addressSpaceBytes = js->getInt("address_space_mb", 0) << 20;
+      // Sizes in MiB, as bytes: 0 .. 2^43 - 1 MiB (the bytes fit in int64_t).
+      auto bytesOfMib = [&](const char *key, int64_t defBytes) {
+        int64_t mib = js->getInt(key, defBytes >> 20);
+        if (mib < 0 || mib > (INT64_MAX >> 20))
+          planError(path, std::string("settings.") + key,
+                    "expected a size in MiB from 0 to " + std::to_string(INT64_MAX >> 20));
+        return mib << 20;
+      };
+      s.rssBytes = bytesOfMib("rss_mb", s.rssBytes);
+      s.fileSizeBytes = bytesOfMib("file_mb", s.fileSizeBytes);
+      s.addressSpaceBytes = bytesOfMib("address_space_mb", 0);
       s.privateNetwork = js->getBool("private_network", s.privateNetwork);
       s.trials = static_cast<int>(js->getInt("trials", s.trials));
       if (s.trials < 3)
@@ -196,7 +205,8 @@ std::pair<int, int> parseShard(const std::string &text) {
   }
 }
 
-std::string validateResult(const Json &r) {
+namespace {
+std::string checkResult(const Json &r) {
   if (!r.isObject())
     return "a result must be an object";
   if (r.getString("schema", "") != kResultSchema)
@@ -223,6 +233,16 @@ std::string validateResult(const Json &r) {
       return "a passing result needs performance.median_us";
   }
   return "";
+}
+} // namespace
+
+std::string validateResult(const Json &r) {
+  // A key of the wrong type ("status": 1) is what is wrong, not an exception.
+  try {
+    return checkResult(r);
+  } catch (const JsonError &e) {
+    return e.what();
+  }
 }
 
 } // namespace atrex::rt
