@@ -146,19 +146,31 @@ static std::vector<SymbolRule> pythonRules() {
                      "importlib::metadata::PackageNotFoundError"}));
   Rs.push_back(rule("python-dynamic-load", Evasion,
                     "atrex-evasion-dynamic-load", "dynamic loader",
-                    {"ctypes::*", "cffi::*", "importlib::*", "__import__",
+                    // ctypes' loaders and calls through raw addresses (its
+                    // scalar types, c_float(...) for kernel arguments, are
+                    // not loading).
+                    {"ctypes::CDLL", "ctypes::PyDLL", "ctypes::WinDLL",
+                     "ctypes::OleDLL", "ctypes::LibraryLoader",
+                     "ctypes::cdll::*", "ctypes::pydll::*", "ctypes::windll::*",
+                     "ctypes::oledll::*", "ctypes::pythonapi::*",
+                     "ctypes::CFUNCTYPE", "ctypes::PYFUNCTYPE",
+                     "ctypes::WINFUNCTYPE", "ctypes::cast",
+                     "ctypes::util::find_library", "cffi::*", "importlib::*",
+                     "__import__",
                      "torch::ops::load_library", "torch::classes::load_library",
                      "sys::modules::*"}));
   Rs.push_back(rule("python-module-load", Evasion, "atrex-evasion-module-load",
                     "module loader",
                     {"cupy::RawModule", "cupy::cuda::function::Module",
                      "pycuda::driver::module_from_*", "*::cuModuleLoad*",
+                     "*::hipModuleLoad*", "*::hiprtcLink*",
                      "*::cuLibraryLoad*", "*::cudaLibraryLoad*"}));
   Rs.push_back(rule("python-runtime-compile", Evasion,
                     "atrex-evasion-runtime-compile", "run-time compiler",
                     {"exec", "eval", "compile", "cupy::RawKernel",
                      "cupy::ElementwiseKernel", "cupy::ReductionKernel",
                      "pycuda::compiler::*", "*::nvrtc::*", "*::nvrtc*",
+                     "*::hiprtc::*", "*::hiprtc*",
                      "torch::cuda::jiterator::*", "numba::cuda::jit"}));
   Rs.push_back(rule("python-file-env", Evasion, "atrex-evasion-file-env",
                     "file or environment access",

@@ -77,7 +77,11 @@ struct PyFunc {
   /// The `if __name__ == "__main__":` block of a script: a pseudo-function
   /// (`__main__`) whose body is the block, a program's entry.
   bool Main = false;
-  PyNode Body; ///< the block (Main only)
+  PyNode Body; ///< the block (Main only); the first statement (Script)
+  /// A script's module-level code (`<module>`): the top-level statements
+  /// other than definitions and imports, in a file with no `__main__` block
+  /// whose top level calls things (hip-python, cuda-python samples).
+  bool Script = false;
   /// Parameters promoted to tensors because a caller passes a tensor, and
   /// those a caller passes a tensor or an unknown value.
   std::set<std::string> TensorParams, TensorishArgs;
@@ -183,7 +187,15 @@ static bool identityOrMembership(StringRef Op) {
 }
 
 PyNode bodyOf(const PyFunc &F) {
-  return F.Main ? F.Body : F.Def.field("body");
+  return F.Main ? F.Body : F.Script ? F.Def : F.Def.field("body");
+}
+
+/// Statements of a module that define or import (not a script's code).
+bool isDefinitionOrImport(PyNode S) {
+  return S.is("function_definition") || S.is("class_definition") ||
+         S.is("decorated_definition") || S.is("import_statement") ||
+         S.is("import_from_statement") || S.is("future_import_statement") ||
+         S.is("comment");
 }
 
 /// `__name__ == "__main__"` (either order, parenthesised).
@@ -233,7 +245,7 @@ static void findPackage(StringRef Abs, std::string &Root,
     if (!sys::fs::exists(Init) || sys::path::parent_path(D) == D)
       break;
     Parts.push_back(sys::path::filename(D).str());
-    D = sys::path::parent_path(D);
+    D.resize(sys::path::parent_path(D).size()); // a prefix: no self-assignment
   }
   if (Parts.empty()) {
     // src/<pkg>/... without __init__.py (namespace packages).
@@ -246,7 +258,7 @@ static void findPackage(StringRef Abs, std::string &Root,
         break;
       }
       Up.push_back(sys::path::filename(E).str());
-      E = sys::path::parent_path(E);
+      E.resize(sys::path::parent_path(E).size());
     }
   }
   Root = std::string(D);
@@ -281,6 +293,8 @@ public:
   std::vector<std::string> EntryNames;
   /// The key of the `__main__` pseudo-function, empty without one.
   std::string MainKey;
+  /// The key of the `<module>` pseudo-function, empty without one.
+  std::string ScriptKey;
   /// A program's entry is its `__main__` block (after chooseEntries).
   void useMainEntry();
 
@@ -747,6 +761,41 @@ void PythonModelBuilder::scanModule() {
       if (L.is("identifier") && R)
         if (auto V = evalStrings(R))
           Consts[L.text()] = *V;
+    }
+  }
+  // A script without a `__main__` block: its top level calls things (a bare
+  // call statement other than output and process setup). That code runs
+  // when the file runs: a pseudo-function `<module>`, an entry beside the
+  // module-level functions.
+  if (!Followed && MainKey.empty()) {
+    PyNode First;
+    for (PyNode S : Root.namedChildren()) {
+      if (!S.is("expression_statement") || S.numNamed() != 1 ||
+          !S.named(0).is("call"))
+        continue;
+      std::string Callee = qualifiedOf(S.named(0).field("function"));
+      if (Callee.empty())
+        Callee = S.named(0).field("function").text().str();
+      StringRef C = Callee;
+      if (C == "print" || C.starts_with("sys.") || C.starts_with("warnings.") ||
+          C.starts_with("logging.") || C.starts_with("os.environ") ||
+          C.starts_with("torch.library.") || C.starts_with("torch._dynamo.") ||
+          C.starts_with("torch.backends.") || C.starts_with("torch.set_") ||
+          C == "torch.manual_seed" || C.starts_with("random.") ||
+          C.contains("register") || C.starts_with("triton."))
+        continue;
+      First = S;
+      break;
+    }
+    if (First) {
+      PyFunc F;
+      F.Name = "<module>";
+      F.Key = "py:<module>";
+      F.Def = Root;
+      F.Body = First;
+      F.Script = true;
+      ScriptKey = F.Key;
+      Funcs[F.Key] = std::move(F);
     }
   }
   scanExtensionCalls(Root);
@@ -1780,7 +1829,7 @@ void PythonModelBuilder::walkFunction(PyFunc &F) {
   Node.Key = F.Key;
   Node.Name = F.Name;
   Node.Display = F.Name;
-  Node.Pos = pos(F.Main ? F.Def : F.Def.field("name"));
+  Node.Pos = pos(F.Main ? F.Def : F.Script ? F.Body : F.Def.field("name"));
   Node.HasBody = true;
   Node.IsKernel = F.Triton;
   Node.IsDeviceOnly = F.Triton;
@@ -1841,7 +1890,13 @@ void PythonModelBuilder::walkFunction(PyFunc &F) {
       addSite(St, D, SiteKind::Call, cxxName(Q));
     }
   }
-  walk(bodyOf(F), St);
+  if (F.Script) {
+    for (PyNode S : F.Def.namedChildren())
+      if (!isDefinitionOrImport(S))
+        walk(S, St);
+  } else {
+    walk(bodyOf(F), St);
+  }
   if (Memo) {
     // Memoising can replay outputs only when the function takes or returns
     // tensors (or a caller passes it tensors or unknown values); a cached
@@ -1958,6 +2013,12 @@ void PythonModelBuilder::chooseEntries(const std::vector<std::string> &Names,
   }
   EntryReason = "its module-level functions are entries a harness calls";
   bool Any = false;
+  if (!ScriptKey.empty()) {
+    Mark(ScriptKey);
+    EntryReason = "its module-level code and functions are entries (a script "
+                  "without a '__main__' block)";
+    Any = true;
+  }
   for (auto &KV : Funcs)
     if (KV.second.Module && !KV.second.Triton) {
       Mark(KV.first);
