@@ -45,6 +45,16 @@ using namespace atrex::rt;
 namespace {
 
 Json gReport = Json::object();
+
+// Where the worker's seconds go (report `stage_seconds`): from process start
+// to the end of each stage (setup: CUDA, torch and the submission loaded).
+const auto gStart = std::chrono::steady_clock::now();
+std::string gTimedStage;
+Json gStageSeconds = Json::object();
+void stageEnds(const std::string &stage) {
+  gStageSeconds.set(stage, std::chrono::duration<double>(std::chrono::steady_clock::now() - gStart).count());
+  gReport.set("stage_seconds", gStageSeconds);
+}
 FILE *gReportOut = nullptr;
 
 // Whose work the process is doing, in one byte of <job>.phase: 'c' from a
@@ -97,6 +107,7 @@ void emit() {
 
 [[noreturn]] void finish(const std::string &status, const std::string &stage,
                          const std::string &reason) {
+  stageEnds(stage == protocol::kStageDone ? protocol::kStagePerformance : stage);
   gReport.set("status", status);
   gReport.set("stage", stage);
   if (!reason.empty())
@@ -725,6 +736,7 @@ int workerMain(int argc, char **argv) {
   c10::cuda::CUDAStreamGuard mainGuard(mainStream);
 
   // ---- correctness --------------------------------------------------------
+  stageEnds(protocol::kStageSetup);
   gReport.set("stage", "correctness");
   emit();
   int trials = static_cast<int>(w.settings.getInt("trials", 4));
@@ -850,6 +862,7 @@ int workerMain(int argc, char **argv) {
     finish(protocol::kPass, protocol::kStageCorrectness, "");
 
   // ---- performance --------------------------------------------------------
+  stageEnds(protocol::kStageCorrectness);
   gReport.set("stage", "performance");
   emit();
   Json perf = Json::object();

@@ -498,7 +498,7 @@ int main(int argc, char **argv) {
       lim.addressSpaceBytes = plan.settings.addressSpaceBytes;
       lim.privateNetwork = plan.settings.privateNetwork;
       lim.killOrphans = true; // units run one at a time: no other child is running now
-      Json sideEffects = Json::object();
+      Json sideEffects = Json::object(), workerSeconds = Json::object();
       // One worker run: the job document says which (attributed, clean,
       // memcheck) and with what; the worker's last complete JSON line is its
       // state. HOME and TMPDIR are private, empty directories per run; what
@@ -542,6 +542,12 @@ int main(int argc, char **argv) {
         std::string text((std::istreambuf_iterator<char>(phase)), {});
         run.gateTimedOut = run.child.end == ChildResult::End::TimedOut && text == key + " g";
         sideEffects.set(runKind, filesWritten(priv, before, {cacheDir}));
+        if (run.haveReport)
+          if (const Json *ss = run.report.get("stage_seconds")) {
+            Json w = *ss;
+            w.set("wall_s", run.child.wallSeconds);
+            workerSeconds.set(runKind, w);
+          }
         fs::remove_all(priv.root, ec);
         return run;
       };
@@ -615,6 +621,7 @@ int main(int argc, char **argv) {
         }
       }
       r.set("side_effects", sideEffects);
+      r.set("worker_seconds", workerSeconds);
       if (status == "pass" && prob.floorSeconds > 0) {
         double med = r.get("performance")->getDouble("median_us", 0) * 1e-6;
         if (med < prob.floorSeconds) {

@@ -223,8 +223,12 @@ std::vector<Json> runGatePlan(const std::string &plan, const std::string &name) 
 
 // Issue 15: a submission that launches on a fresh stream and destroys it
 // before returning crashed the worker (an event recorded on the dead stream)
-// and hid its time. Now it is timed device-wide at every shape: its median is
-// the kernel's, not ~0 (compared with the same kernel on the caller's stream).
+// and hid its time. Now it passes at every shape and its median counts the
+// hidden kernel: the clean run's device-wide span when that is the longer
+// time, else the attributed events (which, without gap hiding, also hold the
+// host time of its per-call stream creation: about 40 us at small shapes on
+// the H200, 2026-12-02). So it is never below the same kernel on the caller's
+// stream (rms_norm_naive.cu), and where the kernel dominates it is that time.
 TEST(GpuGate, DestroyedSideStreamIsTimedAtEveryShape) {
   REQUIRE_GPU();
   std::vector<Json> rs =
@@ -237,15 +241,11 @@ TEST(GpuGate, DestroyedSideStreamIsTimedAtEveryShape) {
     EXPECT_EQ(side.getString("verdict", ""), "adopted") << side.dump();
     const Json *p = side.get("performance");
     EXPECT_GT(p->getInt("destroyed_stream_reps", 0), 0) << side.dump();
-    EXPECT_TRUE(p->get("clean_run")->getBool("used", false)) << side.dump();
     EXPECT_TRUE(p->get("clean_run")->getBool("device_wide", false)) << side.dump();
     double s = p->getDouble("median_us", 0), n = naive.get("performance")->getDouble("median_us", 0);
-    // The naive unit's time includes the launch gap its graph or gap sleep hides
-    // differently; the kernel dominates from about 10 us on.
-    if (n >= 10)
+    EXPECT_GT(s, 0.8 * n) << side.get("problem")->dump() << ": " << s << " us vs " << n << " us";
+    if (n >= 40) // the kernel dominates: the device-wide span is the time
       EXPECT_NEAR(s / n, 1.0, 0.25) << side.get("problem")->dump() << ": " << s << " us vs " << n << " us";
-    else
-      EXPECT_GT(s, 0.5 * n) << side.get("problem")->dump() << ": " << s << " us vs " << n << " us";
   }
   // The side stream that stays alive is timed too.
   EXPECT_EQ(rs[10].getString("status", ""), "pass") << rs[10].dump();

@@ -179,6 +179,12 @@ TEST(AtrexGate, RealWorkerReportsThroughTheKeyedChannel) {
   ASSERT_NE(r.get("gate"), nullptr) << line;
   EXPECT_EQ(r.get("gate")->getString("version", ""), ATREX_RT_VERSION);
   EXPECT_EQ(r.get("gate")->getString("commit", ""), ATREX_RT_GIT_COMMIT);
+  // Where the worker's seconds went, up to the stage it reached.
+  ASSERT_NE(r.get("worker_seconds"), nullptr) << line;
+  const Json *ws = r.get("worker_seconds")->get("attributed");
+  ASSERT_NE(ws, nullptr) << line;
+  EXPECT_GT(ws->getDouble("setup", -1), 0) << line;
+  EXPECT_GE(ws->getDouble("wall_s", -1), ws->getDouble("setup", 0)) << line;
   if (r.getString("status", "") != "pass") {
     EXPECT_EQ(r.getString("status", ""), "error") << line;
     EXPECT_EQ(r.getString("reason", ""), "no CUDA device visible to the worker") << line;
