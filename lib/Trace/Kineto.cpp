@@ -22,27 +22,45 @@ bool Trace::isAnnotationOp(StringRef Name) {
   return Name == "record_param_comms";
 }
 
-static int64_t toNs(double Us) {
-  return static_cast<int64_t>(std::llround(Us * 1000.0));
+/// \p D truncated to an integer, or std::nullopt when that is no int64_t
+/// (NaN, infinities, 1e300): such a conversion would be undefined.
+static std::optional<int64_t> truncToInt64(double D) {
+  if (!(D >= -0x1p63 && D < 0x1p63))
+    return std::nullopt;
+  return static_cast<int64_t>(D);
 }
 
-static int64_t intArg(const json::Object *Args, StringRef Key) {
+/// A time in microseconds as nanoseconds, or std::nullopt when it is not
+/// finite or so large that differences of two such times could overflow.
+static std::optional<int64_t> toNs(double Us) {
+  double Ns = Us * 1000.0;
+  if (!(std::fabs(Ns) < 0x1p62))
+    return std::nullopt;
+  return static_cast<int64_t>(std::llround(Ns));
+}
+
+/// An integer argument (-1 when absent or not a number), or std::nullopt
+/// for a number outside int64_t.
+static std::optional<int64_t> intArg(const json::Object *Args, StringRef Key) {
   if (!Args)
     return -1;
   if (auto I = Args->getInteger(Key))
     return *I;
   if (auto D = Args->getNumber(Key))
-    return static_cast<int64_t>(*D);
+    return truncToInt64(*D);
   return -1;
 }
 
-uint64_t Trace::idOf(const json::Value *V) {
+std::optional<uint64_t> Trace::idOf(const json::Value *V) {
   if (!V)
     return 0;
   if (auto I = V->getAsInteger())
     return static_cast<uint64_t>(*I);
-  if (auto D = V->getAsNumber())
-    return static_cast<uint64_t>(*D);
+  if (auto D = V->getAsNumber()) {
+    if (auto I = truncToInt64(*D))
+      return static_cast<uint64_t>(*I);
+    return std::nullopt;
+  }
   if (auto S = V->getAsString()) {
     // Strings (for example "Spans" or "stream 7") get ids above any pid.
     auto It = StringIds.try_emplace(*S, (uint64_t(1) << 62) + StringIds.size());
@@ -198,8 +216,12 @@ class FastEvent {
     auto RD = std::from_chars(S, P, D);
     if (RD.ec != std::errc() || RD.ptr != P)
       return false;
+    // A number outside int64_t: left to the full parser, which reports it.
+    std::optional<int64_t> Truncated = truncToInt64(D);
+    if (!Truncated)
+      return false;
     IsInt = false;
-    I = static_cast<int64_t>(D);
+    I = *Truncated;
     return true;
   }
   bool skip(unsigned Depth = 0) {
@@ -405,11 +427,23 @@ Error Trace::addEvent(StringRef Text, uint64_t Offset) {
   if (const json::Value *IdV = O->get("id"))
     if (auto I = IdV->getAsInteger())
       F.Id = *I;
-  F.Pid = idOf(O->get("pid"));
-  F.Tid = idOf(O->get("tid"));
+  auto OutOfRange = [&](StringRef Key) {
+    return createStringError(inconvertibleErrorCode(),
+                             Path + ": byte " + Twine(Offset) + ": \"" + Key +
+                                 "\" is a number outside the 64-bit integers");
+  };
+  std::optional<uint64_t> Pid = idOf(O->get("pid")), Tid = idOf(O->get("tid"));
+  if (!Pid || !Tid)
+    return OutOfRange(Pid ? "tid" : "pid");
+  F.Pid = *Pid;
+  F.Tid = *Tid;
   const json::Object *Args = O->getObject("args");
-  F.Correlation = intArg(Args, "correlation");
-  F.ExternalId = intArg(Args, "External id");
+  std::optional<int64_t> Correlation = intArg(Args, "correlation"),
+                         ExternalId = intArg(Args, "External id");
+  if (!Correlation || !ExternalId)
+    return OutOfRange(Correlation ? "External id" : "correlation");
+  F.Correlation = *Correlation;
+  F.ExternalId = *ExternalId;
   if (Args) {
     F.Dims = Args->getArray("Input Dims");
     F.Types = Args->getArray("Input type");
@@ -437,11 +471,14 @@ Error Trace::addFields(const EventFields &F, uint64_t Offset) {
     // A flow only adds information for a kernel without a correlation
     // argument. Kineto writes each flow end right after its runtime call or
     // kernel, so the redundant ones (most) are not kept.
+    std::optional<int64_t> TsNs = toNs(*Ts);
+    if (!TsNs)
+      return Fail("ac2g flow event with a ts out of range");
     if (F.Ph == "s") {
       if (!RecentLaunches.count(Id))
-        FlowStarts.add(Id, Launch{toNs(*Ts), Pid, Tid, -1});
+        FlowStarts.add(Id, Launch{*TsNs, Pid, Tid, -1});
     } else {
-      int64_t At = toNs(*Ts);
+      int64_t At = *TsNs;
       bool Redundant = false;
       for (size_t I = Kernels.size(), N = 0; I > 0 && N < 8; --I, ++N) {
         const Kernel &K = Kernels[I - 1];
@@ -478,7 +515,10 @@ Error Trace::addFields(const EventFields &F, uint64_t Offset) {
     return Fail("'" + Name + "' (" + Cat + ") has no numeric ts or dur");
   if (*Dur < 0)
     return Fail("'" + Name + "' has a negative duration");
-  int64_t Begin = toNs(*Ts), End = toNs(*Ts + *Dur);
+  std::optional<int64_t> BeginNs = toNs(*Ts), EndNs = toNs(*Ts + *Dur);
+  if (!BeginNs || !EndNs)
+    return Fail("'" + Name + "' has a ts or dur out of range");
+  int64_t Begin = *BeginNs, End = *EndNs;
 
   switch (K) {
   case Kind::Kernel:

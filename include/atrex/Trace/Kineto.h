@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -203,7 +204,9 @@ private:
                        const llvm::json::Array *Types);
   llvm::Expected<int32_t> internRawInputs(llvm::StringRef DimsText,
                                           llvm::StringRef TypesText);
-  uint64_t idOf(const llvm::json::Value *V);
+  /// A pid or tid: an integer, a string's id, 0 when absent; std::nullopt
+  /// for a number outside the 64-bit integers.
+  std::optional<uint64_t> idOf(const llvm::json::Value *V);
   void link();
 };
 
