@@ -7,6 +7,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -95,6 +96,7 @@ private:
     return llvm::createStringError("invalid dimension expression '" + text +
                                    "': " + message);
   }
+  llvm::Error overflow() { return error("the value overflows 64 bits"); }
   void skipSpace() {
     while (pos < text.size() && text[pos] == ' ')
       ++pos;
@@ -118,12 +120,18 @@ private:
         auto rhs = parseProduct();
         if (!rhs)
           return rhs;
-        value += *rhs;
+        if (auto sum = llvm::checkedAdd(value, *rhs))
+          value = *sum;
+        else
+          return overflow();
       } else if (consume('-')) {
         auto rhs = parseProduct();
         if (!rhs)
           return rhs;
-        value -= *rhs;
+        if (auto difference = llvm::checkedSub(value, *rhs))
+          value = *difference;
+        else
+          return overflow();
       } else {
         return value;
       }
@@ -140,13 +148,18 @@ private:
         auto rhs = parseAtom();
         if (!rhs)
           return rhs;
-        value *= *rhs;
+        if (auto product = llvm::checkedMul(value, *rhs))
+          value = *product;
+        else
+          return overflow();
       } else if (consume('/')) {
         auto rhs = parseAtom();
         if (!rhs)
           return rhs;
         if (symbols)
           continue;
+        if (*rhs == -1 && value == INT64_MIN)
+          return overflow();
         if (*rhs == 0 || value % *rhs != 0)
           return error(llvm::Twine(value) + " is not divisible by " +
                        llvm::Twine(*rhs));
@@ -160,7 +173,12 @@ private:
   llvm::Expected<int64_t> parseAtom() {
     skipSpace();
     if (consume('(')) {
+      // Nesting is bounded: the parser recurses once per parenthesis.
+      if (++depth > kMaxDepth)
+        return error("parentheses nested deeper than " +
+                     llvm::Twine(kMaxDepth));
       auto value = parseSum();
+      --depth;
       if (!value)
         return value;
       if (!consume(')'))
@@ -193,8 +211,11 @@ private:
     return it->second;
   }
 
+  static constexpr unsigned kMaxDepth = 256;
+
   llvm::StringRef text;
   size_t pos = 0;
+  unsigned depth = 0;
   const llvm::StringMap<int64_t> *dims;
   llvm::SmallVectorImpl<std::string> *symbols;
 };

@@ -29,8 +29,18 @@ public:
   }
 
 private:
+  /// Unary minus and parentheses recurse: their nesting is bounded.
+  static constexpr unsigned MaxDepth = 256;
+
   StringRef Text, Rest;
   const Vars &V;
+  unsigned Depth = 0;
+
+  /// Counts one level of nesting; false past MaxDepth.
+  bool enter() { return ++Depth <= MaxDepth; }
+  Error tooDeep() {
+    return error("nested deeper than " + Twine(MaxDepth) + " levels");
+  }
 
   Error error(const Twine &Message) {
     return createStringError("expression '" + Text + "': " + Message);
@@ -112,18 +122,31 @@ private:
       }
       if (*R == 0)
         return error("division by zero");
-      if (Op == '/')
+      if (Op == '/') {
+        if (Value == INT64_MIN && *R == -1)
+          return error("overflow");
         Value = divideFloorSigned(Value, *R);
-      else
-        Value = Value - divideFloorSigned(Value, *R) * *R;
+      } else {
+        // The floored remainder, without the product floor(V/R)*R that can
+        // overflow (INT64_MIN % 3).
+        int64_t M = *R == -1 ? 0 : Value % *R;
+        if (M != 0 && (M < 0) != (*R < 0))
+          M += *R;
+        Value = M;
+      }
     }
   }
 
   Expected<int64_t> unary() {
     if (consume("-")) {
+      if (!enter())
+        return tooDeep();
       auto Value = unary();
+      --Depth;
       if (!Value)
         return Value;
+      if (*Value == INT64_MIN)
+        return error("overflow");
       return -*Value;
     }
     return primary();
@@ -132,7 +155,10 @@ private:
   Expected<int64_t> primary() {
     skipSpace();
     if (consume("(")) {
+      if (!enter())
+        return tooDeep();
       auto Value = comparison();
+      --Depth;
       if (!Value)
         return Value;
       if (!consume(")"))
