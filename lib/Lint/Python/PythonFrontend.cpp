@@ -322,6 +322,9 @@ private:
     bool Init = false; ///< __init__: attribute writes are setup
     bool ReturnsTensor = false;
     std::set<std::string> TensorParams; ///< parameters bound as tensors
+    /// Locals bound to what a compiler returned (`cute.compile(f, ...)`):
+    /// a cache of them keeps compiled code, not outputs.
+    std::set<std::string> CompiledLocals;
   };
   struct PyParam {
     std::string Name;
@@ -340,6 +343,8 @@ private:
   Ref classMember(const std::string &Class, StringRef Name, unsigned Depth = 0);
   void walk(PyNode N, FnState &St);
   void visitCall(PyNode Call, FnState &St);
+  /// What a compiler returned (`cute.compile(...)`), or a local bound to it.
+  bool isCompiledValue(PyNode V, FnState &St);
   bool ordinaryImport(PyNode Call, StringRef Q, FnState &St);
   std::optional<std::string> importedName(PyNode Call, StringRef Q);
   bool perfReport(const std::string &Key);
@@ -512,8 +517,12 @@ void PythonModelBuilder::addFunction(PyNode Def, std::vector<PyNode> Decorators,
     if (E.text() == "staticmethod")
       F.Static = true;
     std::string Q = qualifiedOf(E);
+    // Kernels: Triton's, and CuTe DSL's (`@cute.kernel`, launched with
+    // `kernel(args).launch(grid=..., block=...)` from a `@cute.jit` host
+    // function).
     if (Q == "triton.jit" || Q == "triton.autotune" ||
-        Q == "triton.heuristics" || Q == "triton.runtime.jit.jit")
+        Q == "triton.heuristics" || Q == "triton.runtime.jit.jit" ||
+        Q == "cutlass.cute.kernel")
       F.Triton = true;
   }
   if (Class.empty())
@@ -1369,6 +1378,18 @@ void PythonModelBuilder::visitCall(PyNode Call, FnState &St) {
       return;
     }
   }
+  // kernel(args).launch(grid=..., block=...) launches a CuTe DSL kernel.
+  if (Fn.is("attribute") && Fn.field("attribute").text() == "launch" &&
+      Fn.field("object").is("call")) {
+    PyNode Inner = Fn.field("object");
+    Ref K = resolve(Inner.field("function"), St);
+    if (K.K == Ref::TritonKernel) {
+      walk(Inner.field("arguments"), St);
+      walk(Call.field("arguments"), St);
+      addSite(St, Call, SiteKind::Launch, funcName(K.S), K.S);
+      return;
+    }
+  }
   if (ExtByCall.count(Call.startByte()))
     return; // building the extension is glue
   Ref C;
@@ -1439,8 +1460,9 @@ void PythonModelBuilder::visitCall(PyNode Call, FnState &St) {
     }
     addSite(St, Call, SiteKind::Call, cxxName(Q));
     // Own functions handed to a call in `__main__` (`fire.Fire(main)`,
-    // `do_bench(fn)`, `Thread(target=run)`) are run by it.
-    if (St.F && St.F->Main)
+    // `do_bench(fn)`, `Thread(target=run)`) are run by it; so is the host
+    // function CuTe DSL's compiler traces (`cute.compile(host_fn, ...)`).
+    if ((St.F && St.F->Main) || Q == "cutlass.cute.compile")
       for (PyNode A : Call.field("arguments").namedChildren()) {
         PyNode V = A.is("keyword_argument") ? A.field("value") : A;
         if (!V.is("identifier"))
@@ -1551,6 +1573,10 @@ void PythonModelBuilder::checkStateWrite(PyNode Target, PyNode Value,
   }
   if (Value && resolve(Value, St).K == Ref::Tensor)
     Risky = true;
+  // A cache of compiled code (`self.compiled[key] = cute.compile(...)`, or a
+  // local bound to it) keeps no outputs.
+  if (Value && isCompiledValue(Value, St))
+    Risky = false;
   if (Value && (Value.is("call") || Value.is("identifier")) && !Augmented &&
       resolve(Value, St).K == Ref::None && Target.is("attribute"))
     Risky = Risky || Value.is("identifier"); // storing a local (the output?)
@@ -1611,8 +1637,23 @@ void PythonModelBuilder::visitAssign(PyNode N, FnState &St) {
       return;
     }
   }
+  if (L.is("identifier")) {
+    if (isCompiledValue(R, St))
+      St.CompiledLocals.insert(L.text().str());
+    else
+      St.CompiledLocals.erase(L.text().str());
+  }
   bindTarget(L, V, St);
   CurrentValue = PyNode();
+}
+
+bool PythonModelBuilder::isCompiledValue(PyNode V, FnState &St) {
+  if (V.is("identifier"))
+    return St.CompiledLocals.count(V.text().str()) > 0;
+  if (!V.is("call"))
+    return false;
+  std::string Q = qualifiedOf(V.field("function"));
+  return Q == "cutlass.cute.compile" || Q == "triton.compile";
 }
 
 void PythonModelBuilder::walk(PyNode N, FnState &St) {
