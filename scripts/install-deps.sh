@@ -13,6 +13,8 @@ DEBS=(
   # LLVM / Clang / MLIR 22 (analysis side); lit, FileCheck, not, count in /usr/lib/llvm-22/bin
   llvm-22-dev llvm-22-tools libclang-22-dev clang-22 libclang-cpp22-dev
   libmlir-22-dev mlir-22-tools
+  # libFuzzer and the sanitizer runtimes (fuzz/, scripts/fuzz.sh)
+  libclang-rt-22-dev
   # build
   cmake ninja-build g++ make pkg-config python3-pip
   # atrex-trace reads Nsight Systems SQLite exports

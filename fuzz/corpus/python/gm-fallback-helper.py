@@ -1,0 +1,29 @@
+# GPU MODE: delegation in a helper custom_kernel calls is reached through it.
+# RUN: not atrex-lint --no-snippets %s 2>&1 | FileCheck %s
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)
+
+
+def finish(out):
+    # CHECK: gm-fallback-helper.py:[[@LINE+1]]:12: warning: call to 'at::Tensor::cumsum' delegates compute to PyTorch/ATen [atrex-delegation-torch]
+    return out.cumsum(0)
+# CHECK-NEXT: note: reached from entry 'custom_kernel' -> 'finish'
+
+
+def custom_kernel(data):
+    x, y = data
+    out = torch.empty_like(x)
+    add_kernel[(1,)](x, y, out, out.numel(), BLOCK=1024)
+    return finish(out)
+# CHECK: verdict: fallback

@@ -1,0 +1,35 @@
+# The extension is compiled but forward never calls it: only glue runs.
+# REQUIRES: torch, cuda
+# RUN: not atrex-lint --no-snippets %s 2>&1 | FileCheck %s
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+cuda_src = """
+__global__ void scale_kernel(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 2.0f * x[i];
+}
+
+torch::Tensor scale(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  int n = x.numel();
+  scale_kernel<<<(n + 255) / 256, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+  return y;
+}
+"""
+
+cpp_src = "torch::Tensor scale(torch::Tensor x);"
+
+scale_ext = load_inline(name="scale_ext", cpp_sources=cpp_src,
+                        cuda_sources=cuda_src, functions=["scale"])
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ext = scale_ext
+
+    # CHECK: :[[@LINE+1]]:9: error: none of the 1 kernel defined is launched from the entry [atrex-no-kernel]
+    def forward(self, x):
+        return x.view(-1)
+# CHECK: verdict: no-kernel

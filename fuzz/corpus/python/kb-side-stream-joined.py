@@ -1,0 +1,37 @@
+# A side stream joined back with wait_stream is fine.
+# REQUIRES: torch, cuda
+# RUN: atrex-lint --no-snippets %s 2>&1 | FileCheck %s
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+cuda_src = """
+__global__ void scale_kernel(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 2.0f * x[i];
+}
+
+torch::Tensor scale(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  int n = x.numel();
+  scale_kernel<<<(n + 255) / 256, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+  return y;
+}
+"""
+
+cpp_src = "torch::Tensor scale(torch::Tensor x);"
+
+scale_ext = load_inline(name="scale_ext", cpp_sources=cpp_src,
+                        cuda_sources=cuda_src, functions=["scale"])
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.s = torch.cuda.Stream()
+
+    def forward(self, x):
+        with torch.cuda.stream(self.s):
+            y = scale_ext.scale(x)
+        torch.cuda.current_stream().wait_stream(self.s)
+        return y
+# CHECK: verdict: adopted

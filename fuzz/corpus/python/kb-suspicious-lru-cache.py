@@ -1,0 +1,41 @@
+# functools.lru_cache on a helper the entry calls memoises results.
+# REQUIRES: torch, cuda
+# RUN: not atrex-lint --no-snippets %s 2>&1 | FileCheck %s
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+import functools
+cuda_src = """
+__global__ void scale_kernel(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 2.0f * x[i];
+}
+
+torch::Tensor scale(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  int n = x.numel();
+  scale_kernel<<<(n + 255) / 256, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+  return y;
+}
+"""
+
+cpp_src = "torch::Tensor scale(torch::Tensor x);"
+
+scale_ext = load_inline(name="scale_ext", cpp_sources=cpp_src,
+                        cuda_sources=cuda_src, functions=["scale"])
+
+
+# CHECK: :[[@LINE+1]]:1: warning: 'functools::lru_cache on 'run'' memoises results between calls of the entry and can cache outputs [atrex-evasion-static-state]
+@functools.lru_cache(maxsize=None)
+def run(x):
+    return scale_ext.scale(x)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.out = None
+
+    def forward(self, x):
+        return run(x)
+# CHECK: verdict: suspicious

@@ -1,0 +1,24 @@
+# Calling a @triton.jit function without [grid] launches nothing: no-kernel.
+# RUN: not atrex-lint --no-snippets %s 2>&1 | FileCheck %s
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)
+
+
+def custom_kernel(data):
+    x, y = data
+    out = torch.empty_like(x)
+    add_kernel(x, y, out, out.numel(), 1024)
+    return out
+# CHECK: error: none of the 1 kernel defined is launched from the entry [atrex-no-kernel]
+# CHECK: verdict: no-kernel
