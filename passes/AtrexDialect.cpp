@@ -167,6 +167,8 @@ LogicalResult verifyPortAttribute(Operation *op, unsigned index, bool isResult,
         ranked && static_cast<int64_t>(dims.size()) != ranked.getRank())
       return error(op, name) << "has " << dims.size() << " entries for a tensor of rank "
                              << ranked.getRank();
+    // (After bufferization and lowering the types are memrefs or pointers;
+    // the entries were checked against the tensor type.)
     for (Attribute d : dims) {
       if (auto i = dyn_cast<IntegerAttr>(d)) {
         if (i.getInt() < 0)
@@ -187,8 +189,9 @@ LogicalResult verifyPortAttribute(Operation *op, unsigned index, bool isResult,
     auto kind = dict ? dict.getAs<StringAttr>("kind") : nullptr;
     if (!kind)
       return error(op, name) << "must be a dictionary with a 'kind' (\"rows\" or \"paged\")";
-    auto ranked = dyn_cast_or_null<RankedTensorType>(type);
-    if (!ranked || ranked.getRank() < 2)
+    if (auto ranked = dyn_cast_or_null<RankedTensorType>(type); ranked && ranked.getRank() < 2)
+      return error(op, name) << "needs a tensor of rank >= 2";
+    if (isa_and_nonnull<IntegerType, FloatType, IndexType>(type))
       return error(op, name) << "needs a tensor of rank >= 2";
     if (kind.getValue() == "rows")
       return checkDict(op, name, dict, {"kind", "index"}, {"index"}, {}, func);
@@ -208,14 +211,16 @@ LogicalResult verifyPortAttribute(Operation *op, unsigned index, bool isResult,
 LogicalResult AtrexDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
   Attribute value = attr.getValue();
-  auto func = dyn_cast<func::FuncOp>(op);
-  auto enclosing = op->getParentOfType<func::FuncOp>();
+  // Definitions are func.func; lowering keeps the annotations on the
+  // function it becomes (llvm.func in atrex-exec).
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  auto enclosing = op->getParentOfType<FunctionOpInterface>();
 
   // Annotations of the operator function.
   if (name == "atrex.operator" || name == "atrex.entry" || name == "atrex.dtype_params" ||
       name == "atrex.examples" || name == "atrex.fixed_inputs" || name == "atrex.shape" ||
       name == "atrex.dtypes" || name == "atrex.work") {
-    if (!func)
+    if (!function)
       return error(op, name) << "must be on a func.func (an operator definition)";
     if (name == "atrex.operator") {
       auto s = dyn_cast<StringAttr>(value);
@@ -226,6 +231,15 @@ LogicalResult AtrexDialect::verifyOperationAttribute(Operation *op, NamedAttribu
     if (name == "atrex.entry") {
       if (!isa<DictionaryAttr>(value))
         return error(op, name) << "must be a dictionary (docs/semantic-work.md, Entry points)";
+      // The entry is checked against the definition's tensor signature, not
+      // against what bufferization and lowering make of it.
+      auto func = dyn_cast<func::FuncOp>(op);
+      auto isTensorOrScalar = [](Type t) {
+        return isa<RankedTensorType, IntegerType, FloatType, IndexType>(t);
+      };
+      if (!func || !llvm::all_of(func.getArgumentTypes(), isTensorOrScalar) ||
+          !llvm::all_of(func.getResultTypes(), isTensorOrScalar))
+        return success();
       if (auto entry = readOperatorEntry(func); !entry)
         return error(op, name) << llvm::toString(entry.takeError());
       return success();
