@@ -10,6 +10,7 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -676,9 +677,13 @@ Error verify(StringRef PublicDir, StringRef SealedDir) {
       }
       Sum += *V;
     }
-    if (std::abs(Sum - 1) > 1e-6)
-      Fail(WeightsPath, "weights sum to " + formatv("{0:g}", Sum).str() +
-                            ", not 1");
+    if (std::abs(Sum - 1) > 1e-6) {
+      // Nine digits: a sum off by 1e-6 must not read "1.00" (formatv has no
+      // %g style; "{0:g}" asserted in assert builds).
+      std::string SumText;
+      raw_string_ostream(SumText) << format("%.9g", Sum);
+      Fail(WeightsPath, "weights sum to " + SumText + ", not 1");
+    }
   } else {
     Fail(WeightsPath, "missing 'weights'");
   }

@@ -21,6 +21,9 @@ elif mode == "weights-unknown":
 elif mode == "weights-sum":
     first = next(iter(sorted(data["weights"])))
     data["weights"][first] += 0.25
+elif mode == "weights-sum-small":
+    first = next(iter(sorted(data["weights"])))
+    data["weights"][first] += 1.5e-6
 elif mode == "weights-commitment":
     data["commitment"] = "sha256:" + "0" * 64
 else:
