@@ -277,7 +277,37 @@ def main() -> int:
     ap.add_argument("--filter", help="regex on repo:path; only matching files run")
     ap.add_argument("--json", help="write per-file results here")
     ap.add_argument("--markdown", help="write the table here")
+    ap.add_argument("--merge", nargs="+", metavar="JSON",
+                    help="run nothing: combine the per-file results of earlier runs (--json files; "
+                         "a later file's result for a file replaces an earlier one's) and print the table")
     args = ap.parse_args()
+
+    if args.merge:
+        corpus = yaml.safe_load(Path(args.corpus).read_text())
+        order = {(f["repo"], f["path"]): i for i, f in enumerate(corpus["files"])}
+        merged: dict[tuple[str, str], dict] = {}
+        for name in args.merge:
+            try:
+                doc = json.loads(Path(name).read_text())
+                rows = doc["results"]
+            except (OSError, ValueError, KeyError, TypeError) as e:
+                log(f"error: {name}: not a results file of run.py --json: {e}")
+                return 2
+            for r in rows:
+                merged[(r["repo"], r["path"])] = r | {"run": name}
+        missing = [k for k in order if k not in merged]
+        if missing:
+            log(f"error: {len(missing)} corpus file(s) in no run, e.g. {missing[0][0]}:{missing[0][1]}")
+            return 2
+        results = sorted((r for k, r in merged.items() if k in order), key=lambda r: order[(r["repo"], r["path"])])
+        table = report(results)
+        print(table)
+        if args.json:
+            Path(args.json).write_text(json.dumps({"atrex": [str(n) for n in args.merge], "results": results},
+                                                  indent=1) + "\n")
+        if args.markdown:
+            Path(args.markdown).write_text(table + "\n")
+        return 0
 
     atrex = Path(args.atrex).resolve()
     if not os.access(atrex, os.X_OK):

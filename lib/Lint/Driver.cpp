@@ -980,7 +980,12 @@ static std::vector<Finding> nameEvidence(StringRef Text, StringRef File,
         ++K;
       bool Member = Prev == '.' || Prev == '>';
       Prev = 'a';
-      if (K >= N || Text[K] != '(' || Member)
+      // A call `f(`, or a qualified template-id `ns::Op<` (a device-level
+      // library operator used as a type: `cutlass::gemm::device::Gemm<...>`),
+      // which counts only for delegation rules.
+      bool TemplateId = K < N && Text[K] == '<' &&
+                        StringRef(Name).contains("::") && !Member;
+      if (K >= N || (Text[K] != '(' && !TemplateId) || Member)
         continue;
       // The first argument, as far as the text tells: an integer literal
       // or EXIT_FAILURE, or a (qualified) name.
@@ -1010,6 +1015,8 @@ static std::vector<Finding> nameEvidence(StringRef Text, StringRef File,
       }
       if (!R || R->Action == RuleAction::Allow || R->Check.empty())
         continue;
+      if (TemplateId && R->Action != RuleAction::Delegate)
+        continue;
       if (R->exceptsCall(IntArg0, IntArg0 ? StringRef() : ArgTok))
         continue;
       if (Seen.count(Name) || Seen.count(Resolved) || !Seen.insert(Resolved).second)
@@ -1020,7 +1027,7 @@ static std::vector<Finding> nameEvidence(StringRef Text, StringRef File,
       F.Pos = {File.str(), L0, C0};
       F.Library = R->Library;
       F.Symbol = Name;
-      F.Message = "call to '" + Name + "' " +
+      F.Message = std::string(TemplateId ? "use of '" : "call to '") + Name + "' " +
                   (R->Action == RuleAction::Delegate
                        ? "delegates compute to " + R->Library
                        : (findCheck(R->Check) ? findCheck(R->Check)->Phrase.str()
