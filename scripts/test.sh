@@ -18,6 +18,16 @@ log=$(mktemp)
 "$LLVM/bin/lit" -sv ${ATREX_LIT_ARGS:-} "${suites[@]}" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 
+# Where a sanitizer fuzz build exists (scripts/fuzz.sh made build-fuzz/;
+# docs/fuzzing.md): every seed corpus and regression input once under
+# ASan/UBSan, one more test. CI's fresh clone has none: there
+# test/fuzz/replay.test replays the same inputs without sanitizers.
+fuzz_rc=0
+if [ -f build-fuzz/CMakeCache.txt ] && [ -z "${ATREX_SKIP_FUZZ:-}" ]; then
+  echo "== fuzz smoke (build-fuzz/)"
+  scripts/fuzz.sh --smoke || fuzz_rc=1
+fi
+
 count() { # sums "  Label: N" lines of lit's summary
   local n=0 v
   for label in "$@"; do
@@ -28,6 +38,9 @@ count() { # sums "  Label: N" lines of lit's summary
 }
 passed=$(count "Passed" "Expectedly Failed")
 failed=$(count "Failed" "Unexpectedly Passed" "Unresolved" "Timed Out")
+if [ -f build-fuzz/CMakeCache.txt ] && [ -z "${ATREX_SKIP_FUZZ:-}" ]; then
+  if [ "$fuzz_rc" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+fi
 skipped=$(count "Unsupported" "Skipped")
 rm -f "$log"
 echo
