@@ -980,11 +980,12 @@ static std::vector<Finding> nameEvidence(StringRef Text, StringRef File,
         ++K;
       bool Member = Prev == '.' || Prev == '>';
       Prev = 'a';
-      // A call `f(`, or a qualified template-id `ns::Op<` (a device-level
-      // library operator used as a type: `cutlass::gemm::device::Gemm<...>`),
-      // which counts only for delegation rules.
+      // A call `f(`, or the template-id of a device-level operator class
+      // (`cutlass::gemm::device::Gemm<...>`, used through a member call),
+      // which counts only for delegation rules. Other template-ids name
+      // functors and containers (`thrust::less<...>`): not compute.
       bool TemplateId = K < N && Text[K] == '<' &&
-                        StringRef(Name).contains("::") && !Member;
+                        StringRef(Name).contains("::device::") && !Member;
       if (K >= N || (Text[K] != '(' && !TemplateId) || Member)
         continue;
       // The first argument, as far as the text tells: an integer literal

@@ -6,10 +6,13 @@
 #include <vector>
 using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 std::vector<int> sizes;
+// A functor's template-id is not delegation.
+void sort_keys() { auto cmp = thrust::less<thrust::tuple<int, int>>(); }
 void run(void *args) {
   Gemm gemm_op;
   gemm_op.run(args);
 }
 // CHECK: :7:14: warning: use of 'cutlass::gemm::device::GemmUniversalAdapter' delegates compute to CUTLASS
 // CHECK-NOT: std::vector
+// CHECK-NOT: thrust::less
 // CHECK: verdict: fallback
