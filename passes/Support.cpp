@@ -1,6 +1,7 @@
 //===- Support.cpp - errors, dimension expressions, facts -----------------===//
 
 #include "atrex/Passes/SemanticWork.h"
+#include "atrex/Support/JSON.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -318,7 +319,7 @@ static llvm::Error factsFromTensorDir(llvm::StringRef dir,
     Fact fact;
     int64_t count = 1;
     for (const llvm::json::Value &dim : *shape) {
-      auto size = dim.getAsInteger();
+      auto size = getInteger(dim);
       if (!size || *size < 0)
         return llvm::createStringError("'" + index + "': tensor '" + *name +
                                        "' has a bad shape");
@@ -380,7 +381,7 @@ static llvm::Error flatten(const llvm::json::Value &value,
                            llvm::ArrayRef<int64_t> shape,
                            std::vector<int64_t> &out, llvm::StringRef name) {
   if (shape.empty()) {
-    auto number = value.getAsInteger();
+    auto number = getInteger(value);
     if (!number)
       return llvm::createStringError("fact '" + name +
                                      "' holds a non-integer element");
@@ -417,16 +418,19 @@ llvm::Expected<Fact> Facts::get(llvm::StringRef name,
     count *= size;
   const llvm::json::Value &value = it->second;
   if (const auto *object = value.getAsObject()) {
-    if (auto fill = object->getInteger("fill")) {
+    if (auto fill = getInteger(*object, "fill")) {
       fact.values.assign(count, *fill);
       return fact;
     }
     if (const auto *iota = object->getObject("iota")) {
-      int64_t start = iota->getInteger("start").value_or(0);
-      std::optional<int64_t> mod = iota->getInteger("mod");
+      int64_t start = getInteger(*iota, "start").value_or(0);
+      std::optional<int64_t> mod = getInteger(*iota, "mod");
       if (mod && *mod <= 0)
         return llvm::createStringError("fact '" + name +
                                        "': iota mod must be positive");
+      if (count > 0 && !llvm::checkedAdd(start, count - 1))
+        return llvm::createStringError("fact '" + name +
+                                       "': iota start overflows 64 bits");
       for (int64_t i = 0; i < count; ++i)
         fact.values.push_back(mod ? (start + i) % *mod : start + i);
       return fact;

@@ -75,4 +75,40 @@ TEST(SuiteExprFuzz, NestingIsBounded) {
   EXPECT_EQ(suiteError(std::string(200, '-') + "7"), "value 7");
 }
 
+std::string factError(llvm::StringRef Json, llvm::ArrayRef<int64_t> Shape) {
+  auto F = atrex::Facts::fromJSON(Json);
+  if (!F)
+    return llvm::toString(F.takeError());
+  auto Fact = F->get("x", Shape);
+  if (!Fact)
+    return llvm::toString(Fact.takeError());
+  std::string Values;
+  for (int64_t V : Fact->values)
+    Values += std::to_string(V) + " ";
+  return Values;
+}
+
+TEST(FactsFuzz, IntegersAtTwoToThe63) {
+  // llvm::json's getAsInteger converted the double 2^63 to int64_t.
+  EXPECT_EQ(factError(R"({"x": [1, 9223372036854775807.2]})", {2}),
+            "fact 'x' holds a non-integer element");
+  EXPECT_EQ(factError(R"({"x": [1, 9.3e18]})", {2}),
+            "fact 'x' holds a non-integer element");
+  EXPECT_EQ(factError(R"({"x": [9223372036854775807, -9223372036854775808]})",
+                      {2}),
+            "9223372036854775807 -9223372036854775808 ");
+  EXPECT_EQ(factError(R"({"x": [4.0, -2e0]})", {2}), "4 -2 ");
+  EXPECT_EQ(factError(R"({"x": {"fill": 9223372036854775808.0}})", {2}),
+            "fact 'x': expected an array, {\"fill\": V} or {\"iota\": {...}}");
+}
+
+TEST(FactsFuzz, IotaOverflowIsAnError) {
+  EXPECT_EQ(factError(R"({"x": {"iota": {"start": 9223372036854775806}}})",
+                      {3}),
+            "fact 'x': iota start overflows 64 bits");
+  EXPECT_EQ(factError(R"({"x": {"iota": {"start": 9223372036854775806}}})",
+                      {2}),
+            "9223372036854775806 9223372036854775807 ");
+}
+
 } // namespace
