@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "atrex/Score/Results.h"
+#include "atrex/Support/JSON.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/JSON.h"
@@ -127,7 +128,7 @@ atrex::score::parseLintReport(StringRef Name, StringRef Text) {
     return err("'" + Name +
                "': not an atrex-lint report (\"tool\" is not "
                "\"atrex-lint\")");
-  std::optional<int64_t> V = Root->getInteger("schema_version");
+  std::optional<int64_t> V = atrex::getInteger(*Root, "schema_version");
   if (V != std::optional<int64_t>(1))
     return err("'" + Name + "': unsupported atrex-lint schema_version " +
                (V ? Twine(*V) : Twine("(missing)")) + " (expected 1)");

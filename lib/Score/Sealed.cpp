@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "atrex/Score/Sealed.h"
+#include "atrex/Support/JSON.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -50,7 +51,7 @@ static Error checkFormat(const json::Object &O, StringRef Name,
   if (*F != Format)
     return err("'" + Name + "': format is \"" + *F + "\", expected \"" +
                Format + "\"");
-  std::optional<int64_t> V = O.getInteger("version");
+  std::optional<int64_t> V = atrex::getInteger(O, "version");
   if (!V)
     return err("'" + Name + "': missing integer \"version\"");
   if (*V != 1)

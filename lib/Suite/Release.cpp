@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "atrex/Suite/Release.h"
+#include "atrex/Support/JSON.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -233,7 +234,7 @@ static std::string markdownCard(const json::Object &Card) {
         std::vector<std::string> Items;
         for (const auto &E : *Sh)
           Items.push_back(E.first.str() + "=" +
-                          std::to_string(E.second.getAsInteger().value_or(0)));
+                          std::to_string(atrex::getInteger(E.second).value_or(0)));
         llvm::sort(Items);
         Shape = join(Items, ",");
       }
@@ -512,7 +513,7 @@ static Shape shapeOf(const json::Value *V) {
   Shape S;
   if (const json::Object *O = V ? V->getAsObject() : nullptr)
     for (const auto &E : *O)
-      S[E.first.str()] = E.second.getAsInteger().value_or(INT64_MIN);
+      S[E.first.str()] = atrex::getInteger(E.second).value_or(INT64_MIN);
   return S;
 }
 
@@ -542,15 +543,15 @@ Error verify(StringRef PublicDir, StringRef SealedDir) {
   const json::Object *Sealed = SealedV->getAsObject();
   const json::Object *Weights = WeightsV->getAsObject();
   if (!Pub || Pub->getString("format") != "atrex-public" ||
-      Pub->getInteger("version") != 1)
+      atrex::getInteger(*Pub, "version") != 1)
     return createStringError(PublicPath +
                              ": not an atrex-public version 1 file");
   if (!Sealed || Sealed->getString("format") != "atrex-sealed" ||
-      Sealed->getInteger("version") != 1)
+      atrex::getInteger(*Sealed, "version") != 1)
     return createStringError(SealedPath +
                              ": not an atrex-sealed version 1 file");
   if (!Weights || Weights->getString("format") != "atrex-sealed-weights" ||
-      Weights->getInteger("version") != 1)
+      atrex::getInteger(*Weights, "version") != 1)
     return createStringError(WeightsPath +
                              ": not an atrex-sealed-weights version 1 file");
 

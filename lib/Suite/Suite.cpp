@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "atrex/Suite/Suite.h"
+#include "atrex/Support/JSON.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -49,7 +50,7 @@ static Expected<Shape> shapeFromJSON(const json::Value *V, StringRef Where) {
     return createStringError(Where + ": must be an object of integers");
   Shape S;
   for (const auto &Entry : *O) {
-    auto I = Entry.second.getAsInteger();
+    auto I = atrex::getInteger(Entry.second);
     if (!I)
       return createStringError(Where + "." + Entry.first.str() +
                                ": must be an integer");
@@ -682,7 +683,7 @@ Expected<Suite> readSuite(StringRef Path, StringRef BaseDir) {
     return createStringError(Path + ": " + Where + ": " + Message);
   };
   if (!O || O->getString("format") != "atrex-suite" ||
-      O->getInteger("version") != 1)
+      atrex::getInteger(*O, "version") != 1)
     return createStringError(Path + ": not an atrex-suite version 1 file");
   Suite S;
   S.Path = Path.str();
@@ -829,7 +830,7 @@ Expected<WeightAssignment> traceWeights(const Suite &S, StringRef File) {
     return Root.takeError();
   const json::Object *O = Root->getAsObject();
   if (!O || O->getString("format") != "atrex-weights" ||
-      O->getInteger("version") != 1)
+      atrex::getInteger(*O, "version") != 1)
     return createStringError(File + ": not an atrex-weights version 1 file");
   const json::Array *Problems = O->getArray("problems");
   if (!Problems)

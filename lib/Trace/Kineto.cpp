@@ -1,6 +1,7 @@
 //===- Kineto.cpp - GPU kernels of a PyTorch profiler trace ---------------===//
 
 #include "atrex/Trace/Kineto.h"
+#include "atrex/Support/JSON.h"
 #include "atrex/Trace/JSONStream.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -44,7 +45,7 @@ static std::optional<int64_t> toNs(double Us) {
 static std::optional<int64_t> intArg(const json::Object *Args, StringRef Key) {
   if (!Args)
     return -1;
-  if (auto I = Args->getInteger(Key))
+  if (auto I = atrex::getInteger(*Args, Key))
     return *I;
   if (auto D = Args->getNumber(Key))
     return truncToInt64(*D);
@@ -54,7 +55,7 @@ static std::optional<int64_t> intArg(const json::Object *Args, StringRef Key) {
 std::optional<uint64_t> Trace::idOf(const json::Value *V) {
   if (!V)
     return 0;
-  if (auto I = V->getAsInteger())
+  if (auto I = atrex::getInteger(*V))
     return static_cast<uint64_t>(*I);
   if (auto D = V->getAsNumber()) {
     if (auto I = truncToInt64(*D))
@@ -76,7 +77,7 @@ static OpInputs buildInputs(const json::Array &Dims, const json::Array *Types) {
     bool IsList = false;
     if (const json::Array *A = D.getAsArray()) {
       for (const json::Value &E : *A) {
-        if (auto I = E.getAsInteger())
+        if (auto I = atrex::getInteger(E))
           Shape.push_back(*I);
         else {
           IsList = true;
@@ -102,7 +103,7 @@ int32_t Trace::internInputs(const json::Array &Dims, const json::Array *Types) {
     Key += '[';
     if (const json::Array *A = D.getAsArray())
       for (const json::Value &E : *A) {
-        if (auto I = E.getAsInteger())
+        if (auto I = atrex::getInteger(E))
           Key += std::to_string(*I);
         else
           Key += 'L';
@@ -425,7 +426,7 @@ Error Trace::addEvent(StringRef Text, uint64_t Offset) {
   F.Ts = O->getNumber("ts");
   F.Dur = O->getNumber("dur");
   if (const json::Value *IdV = O->get("id"))
-    if (auto I = IdV->getAsInteger())
+    if (auto I = atrex::getInteger(*IdV))
       F.Id = *I;
   auto OutOfRange = [&](StringRef Key) {
     return createStringError(inconvertibleErrorCode(),

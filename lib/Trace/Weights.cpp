@@ -1,6 +1,7 @@
 //===- Weights.cpp - importance weights from mapped GPU time --------------===//
 
 #include "atrex/Trace/Weights.h"
+#include "atrex/Support/JSON.h"
 #include "atrex/Support/YAML.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -341,7 +342,7 @@ static void emit(json::OStream &J, const json::Value &V) {
     });
     return;
   case json::Value::Number:
-    if (auto I = V.getAsInteger())
+    if (auto I = atrex::getInteger(V))
       J.value(*I);
     else
       J.rawValue(formatv("{0}", format("%.10g", *V.getAsNumber())).str());

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "atrex/Support/DataPath.h"
+#include "atrex/Support/JSON.h"
 #include "atrex/Roofline/OperatorLibrary.h"
 #include "atrex/Roofline/Roofline.h"
 #include "atrex/Suite/Suite.h"
@@ -216,7 +217,7 @@ static int plan() {
   json::Value SeedJSON = "random";
   if (Seed == "sealed") {
     const json::Object *Seeds = Root->getObject("seeds");
-    auto N = Seeds ? Seeds->getInteger("evaluation") : std::nullopt;
+    auto N = Seeds ? atrex::getInteger(*Seeds, "evaluation") : std::nullopt;
     if (!N)
       ExitOnErr(createStringError(SealedPath + ": no seeds.evaluation"));
     SeedJSON = *N;
