@@ -1,6 +1,7 @@
 //===- Driver.cpp - lint files or a compilation database ------------------===//
 
 #include "atrex/Lint/Driver.h"
+#include "atrex/Lint/Project.h"
 #include "atrex/Lint/Report.h"
 #include "atrex/Lint/Checks.h"
 #include "atrex/Lint/IRModel.h"
@@ -818,12 +819,6 @@ std::vector<std::string> atrex::lint::inferIncludeDirs(StringRef File,
   if (Missing.empty() || sys::path::is_absolute(Missing) ||
       Missing.contains(".."))
     return Out;
-  SmallString<256> Dir(File);
-  sys::fs::make_absolute(Dir);
-  sys::path::remove_dots(Dir, /*remove_dot_dot=*/true);
-  sys::path::remove_filename(Dir);
-  SmallString<128> Home;
-  sys::path::home_directory(Home);
   auto Add = [&](const Twine &Cand) {
     SmallString<256> C;
     Cand.toVector(C);
@@ -835,18 +830,7 @@ std::vector<std::string> atrex::lint::inferIncludeDirs(StringRef File,
       Out.push_back(std::string(C));
   };
   // The ancestors up to the repository root (or the home directory).
-  std::vector<std::string> Ancestors;
-  for (unsigned Depth = 0; Depth < 8 && !Dir.empty(); ++Depth) {
-    Ancestors.push_back(std::string(Dir));
-    bool Root = exists(Dir + "/.git") || exists(Dir + "/.hg") ||
-                exists(Dir + "/.svn");
-    if (Root || Dir == Home)
-      break;
-    StringRef Parent = sys::path::parent_path(Dir);
-    if (Parent.empty() || Parent == Dir)
-      break;
-    Dir = Parent;
-  }
+  std::vector<std::string> Ancestors = projectAncestors(File);
   // First the conventional folders of every ancestor (cuda-samples'
   // Common/ at the root wins over a sample directory's private copy)...
   for (const std::string &A : Ancestors)

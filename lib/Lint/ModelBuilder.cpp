@@ -11,6 +11,7 @@
 
 #include "atrex/Lint/ModelBuilder.h"
 #include "atrex/Lint/Policy.h"
+#include "atrex/Lint/Project.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
@@ -107,6 +108,27 @@ public:
       return "";
     StringRef F = SM.getFilename(SM.getSpellingLoc(L));
     return F.str();
+  }
+
+  /// Whether \p D has a definition (its own body, or its template's) in
+  /// the main file's project (Project.h).
+  bool projectDefined(const NamedDecl *D) {
+    const auto *FD = dyn_cast<FunctionDecl>(D);
+    if (!FD)
+      return false;
+    const FunctionDecl *Def = nullptr;
+    if (!FD->isDefined(Def)) {
+      const FunctionDecl *Pat = FD->getTemplateInstantiationPattern();
+      if (!Pat || !Pat->isDefined(Def))
+        return false;
+    }
+    if (!isUserDecl(Def))
+      return false;
+    if (!Project) {
+      OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
+      Project.emplace(Main ? projectRoot(Main->getName()) : std::string());
+    }
+    return Project->contains(declFile(Def));
   }
 
   std::string key(const Decl *D) const {
@@ -378,6 +400,7 @@ public:
       St.Key = key(Callee);
       St.Name = qualName(Callee);
       St.DeclFile = declFile(Callee);
+      St.ProjectDefined = projectDefined(Callee);
     }
     St.Pos = pos(L);
     St.Dead = Cur.DeadDepth > 0 || (S && isDead(S));
@@ -820,6 +843,7 @@ private:
   SourceManager &SM;
   const Policy &Pol;
   Model &M;
+  std::optional<ProjectFiles> Project; ///< the main file's project
   PrintingPolicy PP{LangOptions()};
   Context Cur;
   llvm::DenseSet<const Expr *> CalleeRefs;

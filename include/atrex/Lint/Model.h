@@ -64,7 +64,10 @@ struct Site {
   /// Unresolved calls through a parameter of the holding function: its index
   /// (resolved when every caller passes a function there); else -1.
   int ParamIndex = -1;
-
+  /// The callee is defined (has a body, or its template pattern has one) in
+  /// the linted file's own project, not in a vendored copy (Project.h): a
+  /// delegation rule that matches its name by pattern does not apply.
+  bool ProjectDefined = false;
 };
 
 /// A mutable variable that outlives one call of the entry.
