@@ -53,6 +53,7 @@ run() {
 
 if [ "$1" = --smoke ]; then
   build >/dev/null || { echo "fuzz: build failed"; exit 1; }
+  mkdir -p $BUILD/findings
   failed=0
   for t in "${TARGETS[@]}"; do
     [ -x $BUILD/bin/fuzz-$t ] || { echo "fuzz-$t: not built (zlib/SQLite missing?)"; continue; }
