@@ -31,6 +31,9 @@ DEBS=(
   librocprim-dev
   # tree-sitter runtime (0.20.7, grammar ABI 13-14) for atrex-lint's Python front end
   libtree-sitter-dev
+  # a one-node Slurm (slurmctld, slurmd, clients) and munge for atrex fleet's test
+  # (runtime/test/helpers/slurm-local.sh starts them itself, in a temporary directory)
+  slurm-wlm munge
 )
 
 missing=()

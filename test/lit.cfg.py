@@ -88,3 +88,9 @@ for ref in (os.path.join(config.atrex_obj_root, "runtime", "bin", "atrex-ref"),
         config.available_features.add("atrex-ref")
         config.substitutions.append(("%atrex_ref", ref))
         break
+
+# atrex-fleet (the runtime's) where the umbrella `atrex` finds it: the
+# runtime built beside this build (build/runtime/bin next to build/bin).
+fleet = os.path.join(config.atrex_obj_root, "runtime", "bin", "atrex-fleet")
+if os.path.exists(fleet):
+    config.available_features.add("atrex-fleet")

@@ -27,6 +27,20 @@ if have_gpu():
 else:
     lit_config.note("no CUDA GPU: the GPU tests will be reported as skipped")
 
-for var in ["HOME", "TMPDIR", "PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES"]:
+# The one-node Slurm test (AtrexRtFleetTests, AtrexFleetSlurm.*) starts
+# munged, slurmctld and slurmd itself (helpers/slurm-local.sh) and skips,
+# saying why, where they cannot start; ATREX_REQUIRE_SLURM=1 (CI) makes that
+# a failure.
+slurm_tools = ["munged", "slurmctld", "slurmd", "sbatch", "squeue", "scancel"]
+slurm_path = os.environ.get("PATH", "") + ":/usr/sbin:/sbin"
+missing = [t for t in slurm_tools if not shutil.which(t, path=slurm_path)]
+if missing:
+    lit_config.note("no " + ", ".join(missing) + " (Debian slurm-wlm, munge: scripts/install-deps.sh): "
+                    "the one-node Slurm test will be reported as skipped")
+elif os.geteuid() != 0:
+    lit_config.note("not root: the one-node Slurm test (slurmd runs jobs as their users) will be "
+                    "reported as skipped")
+
+for var in ["HOME", "TMPDIR", "PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "ATREX_REQUIRE_SLURM"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]

@@ -350,7 +350,7 @@ int main(int argc, char **argv) {
       std::cerr << "atrex-gate: warning: --resume: " << w << "\n";
     std::vector<Unit> left;
     for (const Unit &u : units)
-      if (!done.count(unitKey(u.index, u.submission->name, u.problem->id)))
+      if (!done.count(unitKey(u)))
         left.push_back(u);
     skipped = units.size() - left.size();
     units = std::move(left);

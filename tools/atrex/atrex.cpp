@@ -1,9 +1,11 @@
 //===- atrex.cpp - the atrex umbrella command -----------------------------===//
 //
 // Part of atrex. `atrex <command> [args...]` runs `atrex-<command>` from the
-// directory of this executable (then from PATH), the way git dispatches its
-// subcommands: `atrex lint k.cu`, `atrex roofline --gpu H200`,
-// `atrex trace ingest t.json`, `atrex opt ...`.
+// directory of this executable, then from the runtime's build next to it
+// (`<dir>/../runtime/bin`: build/runtime/bin beside build/bin, where
+// scripts/build.sh puts the execution side), then from PATH, the way git
+// dispatches its subcommands: `atrex lint k.cu`, `atrex roofline --gpu H200`,
+// `atrex trace ingest t.json`, `atrex opt ...`, `atrex fleet status ...`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,22 +15,34 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
+#include <algorithm>
 #include <unistd.h>
 #include <vector>
 
 using namespace llvm;
 
+// Where commands are looked for before PATH: this executable's directory and
+// the runtime's build beside it.
+static std::vector<std::string> commandDirs(StringRef Dir) {
+  SmallString<256> Runtime(Dir);
+  sys::path::append(Runtime, "..", "runtime", "bin");
+  return {Dir.str(), std::string(Runtime)};
+}
+
 static int usage(raw_ostream &OS, StringRef Dir) {
   OS << "usage: atrex <command> [args...]\n\ncommands:\n";
-  std::error_code EC;
   std::vector<std::string> Names;
-  for (sys::fs::directory_iterator It(Dir, EC), End; !EC && It != End;
-       It.increment(EC)) {
-    StringRef Name = sys::path::filename(It->path());
-    if (Name.consume_front("atrex-") && !Name.contains('.'))
-      Names.push_back(Name.str());
+  for (const std::string &D : commandDirs(Dir)) {
+    std::error_code EC;
+    for (sys::fs::directory_iterator It(D, EC), End; !EC && It != End;
+         It.increment(EC)) {
+      StringRef Name = sys::path::filename(It->path());
+      if (Name.consume_front("atrex-") && !Name.contains('.'))
+        Names.push_back(Name.str());
+    }
   }
   llvm::sort(Names);
+  Names.erase(std::unique(Names.begin(), Names.end()), Names.end());
   for (const std::string &N : Names)
     OS << "  " << N << "\n";
   OS << "\n`atrex <command> --help` describes one command.\n";
@@ -43,14 +57,17 @@ int main(int argc, char **argv) {
     return usage(argc < 2 ? errs() : outs(), Dir);
 
   std::string Tool = "atrex-" + std::string(argv[1]);
-  SmallString<256> Path(Dir);
-  sys::path::append(Path, Tool);
   std::string Exe;
-  if (sys::fs::can_execute(Path)) {
-    Exe = std::string(Path);
-  } else if (ErrorOr<std::string> Found = sys::findProgramByName(Tool)) {
-    Exe = *Found;
-  } else {
+  for (const std::string &D : commandDirs(Dir)) {
+    SmallString<256> Path(D);
+    sys::path::append(Path, Tool);
+    if (Exe.empty() && sys::fs::can_execute(Path))
+      Exe = std::string(Path);
+  }
+  if (Exe.empty())
+    if (ErrorOr<std::string> Found = sys::findProgramByName(Tool))
+      Exe = *Found;
+  if (Exe.empty()) {
     errs() << "atrex: '" << argv[1] << "' is not an atrex command\n";
     usage(errs(), Dir);
     return 64;

@@ -21,6 +21,30 @@ namespace atrex::rt {
 
 /// The identity of a unit in a results file: index, submission and problem.
 std::string unitKey(int64_t index, const std::string &submission, const std::string &problem);
+/// The identity of a plan's unit, and of the unit a result line is for.
+std::string unitKey(const Unit &unit);
+std::string unitKey(const Json &result);
+
+/// One line of a results file, numbered from 1.
+struct ResultLine {
+  int line = 0;
+  std::string text;
+  Json result;       // parsed gate result (empty for a torn line)
+  std::string error; // a torn line: why it does not parse ("FILE:LINE:COL: ...")
+};
+/// The lines of a results file in file order: gate results, and torn lines
+/// (a run killed while writing: not JSON) kept apart. Empty lines are
+/// skipped. A line that parses but is not a gate result (no unit,
+/// submission or problem) throws, naming the file and line; so does an
+/// unreadable file.
+struct ResultFile {
+  std::vector<ResultLine> results, torn;
+};
+ResultFile readResultFile(const std::string &path);
+
+/// A result line that counts as the unit's result: any status but "error"
+/// (an "error" is the gate's fault, and --resume runs the unit again).
+bool isFinalResult(const Json &result);
 
 /// The units that already have a result other than "error" in a results
 /// file (for --resume). A torn line (a run killed while writing) is skipped

@@ -110,6 +110,12 @@ std::string readFile(const std::string &path);
 void writeFile(const std::string &path, const std::string &contents);
 Json parseJsonFile(const std::string &path);
 
+// Throws std::runtime_error "<path>: <where>: ..." unless `obj` is an object
+// whose keys are all in `allowed` (the message lists them). `where` may be
+// empty (the document itself).
+void checkObjectKeys(const Json &obj, const std::vector<std::string> &allowed, const std::string &path,
+                     const std::string &where);
+
 } // namespace atrex::rt
 
 #endif // ATREX_RT_JSON_H

@@ -17,30 +17,55 @@ std::string unitKey(int64_t index, const std::string &submission, const std::str
   return std::to_string(index) + "\x1f" + submission + "\x1f" + problem;
 }
 
-std::set<std::string> completedUnits(const std::string &path, std::vector<std::string> &warnings) {
+std::string unitKey(const Unit &unit) {
+  return unitKey(static_cast<int64_t>(unit.index), unit.submission->name, unit.problem->id);
+}
+
+std::string unitKey(const Json &r) {
+  return unitKey(r.getInt("unit", -1), r.get("submission")->getString("name", ""),
+                 r.get("problem")->getString("id", ""));
+}
+
+ResultFile readResultFile(const std::string &path) {
   std::ifstream in(path);
   if (!in)
     throw std::runtime_error("cannot read '" + path + "'");
-  std::set<std::string> done;
+  ResultFile file;
   std::string line;
   for (int lineNo = 1; std::getline(in, line); ++lineNo) {
     if (line.empty())
       continue;
-    Json r;
+    ResultLine rl;
+    rl.line = lineNo;
+    rl.text = line;
     try {
-      r = Json::parse(line, path + ":" + std::to_string(lineNo));
+      rl.result = Json::parse(line, path + ":" + std::to_string(lineNo));
     } catch (const std::exception &e) {
       // A torn line (a run killed while writing): its unit runs again.
-      warnings.push_back(std::string("ignoring ") + e.what());
+      rl.error = e.what();
+      file.torn.push_back(std::move(rl));
       continue;
     }
-    const Json *sub = r.get("submission"), *prob = r.get("problem");
-    if (!sub || !prob || !r.has("unit"))
+    const Json &r = rl.result;
+    const Json *sub = r.isObject() ? r.get("submission") : nullptr;
+    const Json *prob = r.isObject() ? r.get("problem") : nullptr;
+    if (!sub || !prob || !r.has("unit") || !sub->isObject() || !prob->isObject())
       throw std::runtime_error(path + ":" + std::to_string(lineNo) + ": not an atrex-gate result");
-    if (r.getString("status", "error") == "error")
-      continue;
-    done.insert(unitKey(r.getInt("unit", -1), sub->getString("name", ""), prob->getString("id", "")));
+    file.results.push_back(std::move(rl));
   }
+  return file;
+}
+
+bool isFinalResult(const Json &r) { return r.getString("status", protocol::kError) != protocol::kError; }
+
+std::set<std::string> completedUnits(const std::string &path, std::vector<std::string> &warnings) {
+  ResultFile file = readResultFile(path);
+  for (const ResultLine &t : file.torn)
+    warnings.push_back("ignoring " + t.error);
+  std::set<std::string> done;
+  for (const ResultLine &rl : file.results)
+    if (isFinalResult(rl.result))
+      done.insert(unitKey(rl.result));
   return done;
 }
 

@@ -1,6 +1,7 @@
 //===- Json.cpp - Minimal JSON value, parser and writer -------------------===//
 #include "atrex-rt/Json.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -507,5 +508,21 @@ void writeFile(const std::string &path, const std::string &contents) {
 }
 
 Json parseJsonFile(const std::string &path) { return Json::parse(readFile(path), path); }
+
+void checkObjectKeys(const Json &obj, const std::vector<std::string> &allowed, const std::string &path,
+                     const std::string &where) {
+  std::string at = path + ": " + where + (where.empty() ? "" : ": ");
+  if (!obj.isObject())
+    throw std::runtime_error(at + "must be an object");
+  for (const auto &kv : obj.asObject())
+    if (std::find(allowed.begin(), allowed.end(), kv.first) == allowed.end()) {
+      std::vector<std::string> sorted = allowed;
+      std::sort(sorted.begin(), sorted.end());
+      std::string list;
+      for (const auto &a : sorted)
+        list += (list.empty() ? "" : ", ") + a;
+      throw std::runtime_error(at + "unknown key '" + kv.first + "' (allowed: " + list + ")");
+    }
+}
 
 } // namespace atrex::rt

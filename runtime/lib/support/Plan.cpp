@@ -13,19 +13,6 @@ namespace {
                             const std::string &msg) {
   throw std::runtime_error(path + ": " + where + (where.empty() ? "" : ": ") + msg);
 }
-
-void checkKeys(const Json &obj, const std::set<std::string> &allowed, const std::string &path,
-               const std::string &where) {
-  if (!obj.isObject())
-    planError(path, where, "must be an object");
-  for (const auto &kv : obj.asObject())
-    if (!allowed.count(kv.first)) {
-      std::string list;
-      for (const auto &a : allowed)
-        list += (list.empty() ? "" : ", ") + a;
-      planError(path, where, "unknown key '" + kv.first + "' (allowed: " + list + ")");
-    }
-}
 } // namespace
 
 Plan parsePlan(const Json &j, const std::string &path) {
@@ -33,19 +20,19 @@ Plan parsePlan(const Json &j, const std::string &path) {
   plan.path = path;
   plan.dir = fs::path(path).parent_path().string();
   try {
-    checkKeys(j, {"schema", "settings", "submissions"}, path, "");
+    checkObjectKeys(j, {"schema", "settings", "submissions"}, path, "");
     std::string schema = j.getString("schema", kPlanSchema);
     if (schema != kPlanSchema)
       planError(path, "schema", "expected '" + std::string(kPlanSchema) + "', got '" + schema + "'");
     PlanSettings &s = plan.settings;
     if (const Json *js = j.get("settings")) {
-      checkKeys(*js,
-                {"arch", "compile_s", "problem_s", "rss_mb", "file_mb", "address_space_mb",
-                 "private_network", "trials", "warmup_ms", "min_reps", "max_reps",
-                 "max_timed_s", "target_rel_err", "graph_below_us", "recheck", "seed", "gpu", "rotate_inputs",
-                 "gap_sleep_cycles", "clean_timing", "clean_timing_tolerance", "own_share_calls", "gpu_mb", "memcheck", "memcheck_s",
-                 "cache_dir", "hip_include"},
-                path, "settings");
+      checkObjectKeys(*js,
+                      {"arch", "compile_s", "problem_s", "rss_mb", "file_mb", "address_space_mb",
+                       "private_network", "trials", "warmup_ms", "min_reps", "max_reps",
+                       "max_timed_s", "target_rel_err", "graph_below_us", "recheck", "seed", "gpu", "rotate_inputs",
+                       "gap_sleep_cycles", "clean_timing", "clean_timing_tolerance", "own_share_calls", "gpu_mb", "memcheck", "memcheck_s",
+                       "cache_dir", "hip_include"},
+                      path, "settings");
       s.arch = js->getString("arch", s.arch);
       s.compileSeconds = js->getDouble("compile_s", s.compileSeconds);
       s.problemSeconds = js->getDouble("problem_s", s.problemSeconds);
@@ -115,8 +102,8 @@ Plan parsePlan(const Json &j, const std::string &path) {
     for (size_t i = 0; i < subs->size(); ++i) {
       const Json &js = subs->asArray()[i];
       std::string where = "submissions[" + std::to_string(i) + "]";
-      checkKeys(js, {"name", "source", "operator", "lang", "expected_verdict", "nvcc_flags", "problems"},
-                path, where);
+      checkObjectKeys(js, {"name", "source", "operator", "lang", "expected_verdict", "nvcc_flags", "problems"},
+                      path, where);
       Submission sub;
       sub.source = js.getString("source", "");
       if (sub.source.empty())
@@ -143,7 +130,7 @@ Plan parsePlan(const Json &j, const std::string &path) {
       for (size_t p = 0; p < probs->size(); ++p) {
         const Json &jp = probs->asArray()[p];
         std::string pw = where + ".problems[" + std::to_string(p) + "]";
-        checkKeys(jp, {"id", "shape", "floor_s", "extra"}, path, pw);
+        checkObjectKeys(jp, {"id", "shape", "floor_s", "extra"}, path, pw);
         Problem prob;
         prob.op = sub.op;
         const Json *shape = jp.get("shape");
