@@ -71,21 +71,29 @@ static bool matchesEntry(const FunctionNode &F, StringRef Name) {
 }
 
 /// A function the mode takes as an entry when none is named.
-static bool isModeEntry(const FunctionNode &F, AnalysisMode Mode) {
+/// \p AnyInMain: some host function is defined in the linted file itself.
+static bool isModeEntry(const FunctionNode &F, AnalysisMode Mode,
+                        bool AnyInMain) {
   switch (Mode) {
   case AnalysisMode::Submission:
     return F.IsEntryCandidate;
   case AnalysisMode::Program:
     return F.Name == "main";
   case AnalysisMode::Library:
-    // Every host function is reported on its own.
-    return !F.IsKernel && !F.IsDeviceOnly;
+    // Every host function of the file is reported on its own; functions of
+    // the headers it includes count only through the file's calls (a
+    // project header's inline cuBLAS helper is not this file's code).
+    return !F.IsKernel && !F.IsDeviceOnly && (F.InMainFile || !AnyInMain);
   }
   return false;
 }
 
 void CheckContext::computeReachability(const std::vector<std::string> &Names,
                                        std::vector<std::string> &Errors) {
+  bool AnyInMain = llvm::any_of(M.Functions, [](const auto &KV) {
+    const FunctionNode &F = KV.second;
+    return F.HasBody && F.InMainFile && !F.IsKernel && !F.IsDeviceOnly;
+  });
   for (auto &KV : M.Functions) {
     const FunctionNode &F = KV.second;
     if (F.Key == staticInitKey()) {
@@ -95,7 +103,7 @@ void CheckContext::computeReachability(const std::vector<std::string> &Names,
     if (!F.HasBody)
       continue;
     if (Names.empty() ? (M.EntriesChosen ? F.IsEntryCandidate
-                                         : isModeEntry(F, Mode))
+                                         : isModeEntry(F, Mode, AnyInMain))
                       : llvm::any_of(Names, [&](const std::string &N) {
                           return matchesEntry(F, N);
                         }))
@@ -158,7 +166,7 @@ static AnalysisMode detectMode(const Model &M, const AnalysisOptions &Opts,
     Why = "device code: its kernels are what a harness launches";
     return AnalysisMode::Submission;
   }
-  const FunctionNode *Main = nullptr, *Module = nullptr;
+  const FunctionNode *Main = nullptr, *Module = nullptr, *Harness = nullptr;
   for (auto &KV : M.Functions) {
     const FunctionNode &F = KV.second;
     if (!F.HasBody || F.IsKernel || F.IsDeviceOnly)
@@ -167,10 +175,16 @@ static AnalysisMode detectMode(const Model &M, const AnalysisOptions &Opts,
       Main = &F;
     else if (StringRef(F.Name).starts_with("PyInit_"))
       Module = &F;
+    else if (F.Name == "custom_kernel" && F.IsEntryCandidate)
+      Harness = &F;
   }
   if (Module) {
     Why = "it defines a Python extension module ('" + Module->Name +
           "'): a harness calls its functions";
+    return AnalysisMode::Submission;
+  }
+  if (Harness && !Main) {
+    Why = "it defines 'custom_kernel', the entry GPU MODE's harness calls";
     return AnalysisMode::Submission;
   }
   if (Main) {

@@ -226,8 +226,11 @@ static bool includesHipRuntime(StringRef Text) {
     }
     return false;
   };
-  return (Includes("hip/hip_runtime.h") ||
-          Includes("hip/hip_runtime_api.h")) &&
+  // HIP's runtime, or a header only HIP has (<hip/hip_bf16.h>, hipCUB,
+  // rocPRIM, rocWMMA): none of them exists for CUDA.
+  return (Includes("hip/hip_runtime.h") || Includes("hip/hip_runtime_api.h") ||
+          Includes("<hip/") || Includes("<hipcub/") || Includes("<rocprim/") ||
+          Includes("<rocwmma/")) &&
          !Includes("cuda_runtime.h") && !Includes("cuda_runtime_api.h") &&
          !Includes("<cuda.h>");
 }
@@ -236,8 +239,9 @@ static std::optional<std::pair<StringRef, bool>> includeDirective(StringRef L);
 
 /// The text of \p File and of the project headers it includes with quotes,
 /// found next to the including file (as the preprocessor's first quoted
-/// search), to a depth of 3 and 32 files: a HIP program may reach
-/// <hip/hip_runtime.h> only through its own `hip_utils.h`.
+/// search) or where include inference would find them (inferIncludeDirs:
+/// a project's include/ or Common/), to a depth of 3 and 32 files: a HIP
+/// program may reach <hip/hip_runtime.h> only through its own `hip_utils.h`.
 static std::string textWithLocalIncludes(StringRef File) {
   std::string All;
   std::set<std::string> Seen;
@@ -258,8 +262,14 @@ static std::string textWithLocalIncludes(StringRef File) {
         continue;
       SmallString<256> Next(sys::path::parent_path(F));
       sys::path::append(Next, Inc->first);
-      if (sys::fs::is_regular_file(Next))
-        Add(Next, Depth + 1);
+      if (!sys::fs::is_regular_file(Next)) {
+        std::vector<std::string> Dirs = inferIncludeDirs(F, Inc->first);
+        if (Dirs.empty())
+          continue;
+        Next = Dirs.front();
+        sys::path::append(Next, Inc->first);
+      }
+      Add(Next, Depth + 1);
     }
   };
   Add(File, 0);
@@ -291,6 +301,11 @@ static void commonArguments(std::vector<std::string> &A, Lang L,
         A.push_back("-isystem" + TC.CudaPath + "/include/cccl");
     }
     A.push_back("-Wno-unknown-cuda-version");
+    // What torch extensions' builds define for CUDA sources (setup.py's
+    // -DUSE_CUDA): the CUDA half of torch's stable C ABI
+    // (torch/csrc/stable/c/shim.h: aoti_torch_get_current_cuda_stream) and
+    // of projects' own `#ifdef USE_CUDA` paths.
+    A.push_back("-DUSE_CUDA");
     // nvcc's version macros, which headers test to enable what a toolkit
     // has (CUTLASS's driver wrappers: `__CUDACC_VER_MAJOR__ >= 12`); clang
     // defines CUDA_VERSION only.
@@ -893,6 +908,29 @@ static std::vector<Finding> nameEvidence(StringRef Text, StringRef File,
     if (!NS.empty() && NS.size() < 64)
       Namespaces.push_back(NS.str() + "::");
   }
+  // Namespaces the file opens are its project's own (ROCm/aiter's kernels
+  // in `namespace aiter`): a library rule on that namespace's names
+  // (`aiter::*`) does not make them delegation.
+  std::vector<std::string> Opened;
+  for (size_t At = Text.find("namespace"); At != StringRef::npos;
+       At = Text.find("namespace", At + 9)) {
+    if (At > 0 && (isAlnum(Text[At - 1]) || Text[At - 1] == '_'))
+      continue;
+    StringRef Rest = Text.substr(At + 9);
+    if (Rest.empty() || !isSpace(Rest.front()))
+      continue;
+    Rest = Rest.ltrim();
+    size_t E = 0;
+    while (E < Rest.size() && (isAlnum(Rest[E]) || Rest[E] == '_'))
+      ++E;
+    StringRef After = Rest.drop_front(E);
+    bool Opens = After.ltrim().starts_with("{") || After.starts_with("::");
+    if (E == 0 || !Opens)
+      continue;
+    std::string NS = Rest.take_front(E).str() + "::";
+    if (!llvm::is_contained(Opened, NS))
+      Opened.push_back(NS);
+  }
   unsigned Line = 1, Col = 1;
   size_t I = 0, N = Text.size();
   auto Advance = [&](size_t To) {
@@ -1001,6 +1039,11 @@ static std::vector<Finding> nameEvidence(StringRef Text, StringRef File,
       if (!R || R->Action == RuleAction::Allow || R->Check.empty())
         continue;
       if (TemplateId && R->Action != RuleAction::Delegate)
+        continue;
+      if (R->Action == RuleAction::Delegate &&
+          llvm::any_of(Opened, [&](const std::string &NS) {
+            return StringRef(Resolved).starts_with(NS);
+          }))
         continue;
       if (R->exceptsCall(IntArg0, IntArg0 ? StringRef() : ArgTok))
         continue;

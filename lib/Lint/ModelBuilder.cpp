@@ -204,6 +204,7 @@ public:
     FunctionNode &N = node(FD);
     N.HasBody = true;
     N.Pos = pos(FD->getLocation());
+    N.InMainFile = SM.isInMainFile(SM.getExpansionLoc(FD->getLocation()));
     N.IsKernel = isKernel(FD);
     N.IsDeviceOnly = isDeviceOnly(FD);
     if (N.IsKernel || N.IsDeviceOnly) {
@@ -551,8 +552,10 @@ public:
       if (StringRef(Name).contains("dlsym") || StringRef(Name).contains("ProcAddress") ||
           StringRef(Name).contains("EntryPoint")) {
         std::string Sym = stringArg(E);
-        if (!Sym.empty())
+        if (!Sym.empty()) {
           S->Detail = "symbol \"" + Sym + "\"";
+          S->NamedSymbol = Sym;
+        }
       } else if (StringRef(Name).contains("Load")) {
         S->Detail = embeddedImage(E);
       }
@@ -580,6 +583,16 @@ public:
       addSite(isKernel(T) ? SiteKind::Launch : SiteKind::Indirect, T,
               E->getBeginLoc(), E);
     if (Targets.empty()) {
+      // A pointer typed as a driver entry point (cudaTypedefs.h's
+      // PFN_cuTensorMapEncodeTiled_v12000) calls that driver function.
+      std::string Driver = driverFunctionOfType(C->getType());
+      if (!Driver.empty()) {
+        if (Site *S = addSite(SiteKind::Call, nullptr, E->getBeginLoc(), E)) {
+          S->Name = Driver;
+          S->Detail = "through a pointer of type 'PFN_" + Driver + "'";
+        }
+        return true;
+      }
       addUnresolved(E, "call through a function pointer");
       if (const auto *DRE = dyn_cast<DeclRefExpr>(C))
         if (std::vector<Site> *V = sites();
@@ -731,6 +744,30 @@ public:
     return R;
   }
 
+  /// The driver function a function-pointer type names: the CUDA
+  /// toolkit's `PFN_<function>[_v<version>]` typedefs (cudaTypedefs.h),
+  /// declared in a system header; empty for any other type.
+  std::string driverFunctionOfType(QualType T) const {
+    for (unsigned Depth = 0; !T.isNull() && Depth < 8; ++Depth) {
+      const auto *TT = T->getAs<TypedefType>();
+      if (!TT)
+        return "";
+      const TypedefNameDecl *D = TT->getDecl();
+      StringRef N = D->getName();
+      if (N.consume_front("PFN_") && N.starts_with("cu") &&
+          SM.isInSystemHeader(D->getLocation())) {
+        // Drop a version suffix: _v12000.
+        size_t V = N.rfind("_v");
+        if (V != StringRef::npos && V + 2 < N.size() &&
+            llvm::all_of(N.drop_front(V + 2), [](char Ch) { return isDigit(Ch); }))
+          N = N.take_front(V);
+        return N.str();
+      }
+      T = D->getUnderlyingType();
+    }
+    return "";
+  }
+
   void addUnresolved(CallExpr *E, StringRef What) {
     Site *S = addSite(SiteKind::Unresolved, nullptr, E->getBeginLoc(), E);
     if (!S)
@@ -866,15 +903,39 @@ public:
       Out.Files.push_back(FE->getName().str());
     Out.FromSource = true;
     // A torch extension: the unit includes PyTorch's or pybind11's headers.
+    auto IsTorchHeader = [](StringRef Name) {
+      return Name.ends_with("torch/extension.h") ||
+             Name.ends_with("ATen/ATen.h") ||
+             Name.ends_with("ATen/core/Tensor.h") ||
+             Name.ends_with("torch/all.h") ||
+             Name.ends_with("pybind11/pybind11.h") ||
+             Name.ends_with("torch/library.h") ||
+             // torch's stable C++ ABI (STABLE_TORCH_LIBRARY)
+             Name.ends_with("torch/csrc/stable/library.h");
+    };
     for (auto It = SM.fileinfo_begin(), E = SM.fileinfo_end();
-         It != E && !Out.UsesTorch; ++It) {
-      StringRef Name = It->first.getName();
-      Out.UsesTorch = Name.ends_with("torch/extension.h") ||
-                      Name.ends_with("ATen/ATen.h") ||
-                      Name.ends_with("ATen/core/Tensor.h") ||
-                      Name.ends_with("torch/all.h") ||
-                      Name.ends_with("pybind11/pybind11.h") ||
-                      Name.ends_with("torch/library.h");
+         It != E && !Out.UsesTorch; ++It)
+      Out.UsesTorch = IsTorchHeader(It->first.getName());
+    // Headers that came in through a precompiled prefix are not in the
+    // source manager: the main file's own #include lines name them.
+    if (!Out.UsesTorch) {
+      SmallVector<StringRef, 0> Lines;
+      SM.getBufferData(SM.getMainFileID()).split(Lines, '\n');
+      for (StringRef L : Lines) {
+        L = L.trim();
+        if (!L.consume_front("#"))
+          continue;
+        L = L.ltrim();
+        if (!L.consume_front("include"))
+          continue;
+        L = L.trim();
+        if (L.size() > 2 && (L.front() == '<' || L.front() == '"') &&
+            IsTorchHeader(L.drop_front().take_until(
+                [](char C) { return C == '>' || C == '"'; }))) {
+          Out.UsesTorch = true;
+          break;
+        }
+      }
     }
     Builder B(Ctx, Pol, Out);
     B.TraverseDecl(Ctx.getTranslationUnitDecl());
@@ -884,10 +945,23 @@ public:
     Init.Key = staticInitKey();
     Init.Name = staticInitKey();
     Init.HasBody = true;
-    for (auto &KV : Out.Globals)
+    for (auto &KV : Out.Globals) {
+      // A global built by a library's constructor or call from function
+      // references registers them (TORCH_LIBRARY_IMPL's init object, a
+      // pybind or stable-ABI registration): the harness calls what it
+      // registers. A plain table of pointers (`{&f, &g}`) calls nothing:
+      // its functions count only where reachable code uses the table.
+      bool Registers = llvm::any_of(KV.second.InitSites, [&](const Site &S) {
+        if (S.Kind != SiteKind::Construct && S.Kind != SiteKind::Call)
+          return false;
+        auto It = Out.Functions.find(S.Key);
+        return It == Out.Functions.end() || !It->second.HasBody;
+      });
       for (const Site &S : KV.second.InitSites)
-        if (S.Kind != SiteKind::Ref && S.Kind != SiteKind::VarRef)
+        if ((S.Kind != SiteKind::Ref || Registers) &&
+            S.Kind != SiteKind::VarRef)
           Init.Sites.push_back(S);
+    }
   }
 
 private:

@@ -67,6 +67,7 @@ template <> struct MappingTraits<SymbolRule> {
     Io.mapOptional("except", R.Except);
     Io.mapOptional("except-failure-status", R.ExceptFailureStatus, false);
     Io.mapOptional("except-first-arg", R.ExceptFirstArg);
+    Io.mapOptional("judge-named-symbol", R.JudgeNamedSymbol, false);
   }
   static std::string validate(IO &Io, SymbolRule &R) {
     if (R.Action != RuleAction::Allow && R.Check.empty())

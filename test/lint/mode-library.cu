@@ -3,6 +3,9 @@
 // reported on its own, and delegation is still named.
 // RUN: not atrex-lint --no-snippets --mode=library %s 2>&1 | FileCheck %s
 // RUN: atrex-lint --no-snippets --mode=library %S/Inputs/library-clean.cu 2>&1 | FileCheck %S/Inputs/library-clean.cu
+// Functions of the headers a file includes are judged through its calls.
+// RUN: atrex-lint --no-snippets %S/Inputs/library-headers/gelu.cu 2>&1 | FileCheck %S/Inputs/library-headers/gelu.cu
+// RUN: not atrex-lint --no-snippets %S/Inputs/library-headers/dense.cu 2>&1 | FileCheck %S/Inputs/library-headers/dense.cu
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 

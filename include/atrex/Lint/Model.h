@@ -44,6 +44,9 @@ struct Site {
   std::string Macro;    ///< user macro the call is written in
   SourcePos MacroPos;   ///< where that macro's body spells the call
   std::string Detail;   ///< extra facts: dlsym's symbol, an embedded image
+  /// The symbol a resolver call names with a string literal (dlsym,
+  /// cudaGetDriverEntryPoint, cuGetProcAddress); empty if not a literal.
+  std::string NamedSymbol;
   /// Variables the call's arguments name (`&s`, `s`, `this->s`), the object
   /// of a member call first; empty strings for other arguments. Used to
   /// follow streams and events.
@@ -91,6 +94,9 @@ struct FunctionNode {
   bool IsEntryCandidate = false;
   bool IsTemplateInstance = false;
   bool IsTemplatePattern = false; ///< uninstantiated kernel template
+  /// Defined in the file being linted, not in a header it includes (library
+  /// mode judges the file's own functions).
+  bool InMainFile = false;
   std::string PatternKey;         ///< pattern of a template instance
   std::vector<Site> Sites;
   std::vector<std::string> GlobalRefs; ///< keys of user globals used

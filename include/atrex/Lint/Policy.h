@@ -42,6 +42,11 @@ struct SymbolRule {
   /// Globs on what the call's first argument names: the rule does not match
   /// when one matches (`thrust::host`: a Thrust algorithm run on the CPU).
   std::vector<std::string> ExceptFirstArg;
+  /// The call resolves a function by a name given as a string literal
+  /// (`cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", ...)`): the rule
+  /// applies only when the named function is itself delegation or evasion
+  /// under the policy (or the name is not a literal).
+  bool JudgeNamedSymbol = false;
 
   // Compiled patterns (filled by Policy::compile).
   std::vector<llvm::GlobPattern> SymbolPats, HeaderPats, ExceptPats,

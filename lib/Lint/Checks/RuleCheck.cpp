@@ -46,6 +46,13 @@ public:
         continue;
       if (R->exceptsCall(S.IntArg0, S.Arg0Decl, S.Arg0Failure))
         continue;
+      // A driver entry point fetched by its literal name is that function,
+      // known statically: only what the policy says of it counts.
+      if (R->JudgeNamedSymbol && !S.NamedSymbol.empty()) {
+        const SymbolRule *N = Ctx.P.match(S.NamedSymbol, "", S.Device);
+        if (!N || N->Action == RuleAction::Allow)
+          continue;
+      }
       Finding F;
       F.Check = Name;
       F.Pos = S.Pos;
