@@ -2,13 +2,19 @@
 // min/max that nvcc's cuda_runtime.h declares for the host too (llm.c's
 // validate_result, bitsandbytes' launch bounds); clang's CUDA headers
 // declare them for device code only: atrex-lint's CUDA prelude adds them.
-// Headers test nvcc's version macros (CUTLASS's driver wrappers).
+// Headers test nvcc's version macros (CUTLASS's driver wrappers) and
+// `#if __CUDACC__` (NCCL), which needs the value nvcc gives it.
 // RUN: atrex-lint --no-snippets %s 2>&1 | FileCheck %s
 // RUN: atrex-lint --print-command %s | FileCheck %s --check-prefix=CMD
 // CMD: -D__CUDACC_VER_MAJOR__={{[0-9]+}} -D__CUDACC_VER_MINOR__={{[0-9]+}} -include{{.*}}atrex_cuda_prelude.h
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
+// nvcc's __CUDACC__ has a value (NCCL's device headers test `#if __CUDACC__`).
+#if __CUDACC__
+#else
+#error "__CUDACC__ has no value"
+#endif
 #if !defined(__CUDACC_VER_MAJOR__) || __CUDACC_VER_MAJOR__ < 11
 #error no nvcc version macros
 #endif

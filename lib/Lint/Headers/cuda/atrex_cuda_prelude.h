@@ -23,3 +23,9 @@ ATREX_HOST_MINMAX(unsigned long long)
 ATREX_HOST_MINMAX(float)
 ATREX_HOST_MINMAX(double)
 #undef ATREX_HOST_MINMAX
+// nvcc defines __CUDACC__ to 1; clang's CUDA wrapper defines it empty, so
+// `#if __CUDACC__` (NCCL's nccl_device/utility.h) is an error under clang.
+#ifdef __CUDACC__
+#undef __CUDACC__
+#define __CUDACC__ 1
+#endif
