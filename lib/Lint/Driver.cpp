@@ -226,13 +226,25 @@ static bool includesHipRuntime(StringRef Text) {
     }
     return false;
   };
-  // HIP's runtime, or a header only HIP has (<hip/hip_bf16.h>, hipCUB,
-  // rocPRIM, rocWMMA): none of them exists for CUDA.
-  return (Includes("hip/hip_runtime.h") || Includes("hip/hip_runtime_api.h") ||
-          Includes("<hip/") || Includes("<hipcub/") || Includes("<rocprim/") ||
-          Includes("<rocwmma/")) &&
-         !Includes("cuda_runtime.h") && !Includes("cuda_runtime_api.h") &&
-         !Includes("<cuda.h>");
+  bool CudaRuntime = Includes("cuda_runtime.h") ||
+                     Includes("cuda_runtime_api.h") || Includes("<cuda.h>");
+  // HIP's runtime and not CUDA's (a hipified torch extension may still
+  // spell ATen/cuda/ headers: hipify maps them at build time).
+  if ((Includes("hip/hip_runtime.h") || Includes("hip/hip_runtime_api.h")) &&
+      !CudaRuntime)
+    return true;
+  // A header only HIP has (<hip/hip_bf16.h>, hipCUB, rocPRIM, rocWMMA) and
+  // no header only CUDA has: code written for both (`#ifdef USE_ROCM`
+  // <hip/hip_bf16.h> `#else` <cuda_bf16.h>) is parsed as CUDA.
+  bool HipOnly = Includes("<hip/") || Includes("<hipcub/") ||
+                 Includes("<rocprim/") || Includes("<rocwmma/");
+  bool CudaOnly = CudaRuntime || Includes("<cuda_bf16.h>") ||
+                  Includes("<cuda_fp16.h>") || Includes("<cuda_fp8.h>") ||
+                  Includes("<cub/") || Includes("<cuda/") ||
+                  Includes("<cublas") || Includes("<mma.h>") ||
+                  Includes("c10/cuda/") || Includes("ATen/cuda/") ||
+                  Includes("<cutlass/") || Includes("<cute/");
+  return HipOnly && !CudaOnly;
 }
 
 static std::optional<std::pair<StringRef, bool>> includeDirective(StringRef L);
