@@ -246,6 +246,22 @@ public:
     return R;
   }
 
+  // A generic lambda (`[&](auto tag) { k<tag.value><<<...>>>(); }`, the
+  // dispatch idiom of xformers, FlashInfer and CUTLASS examples) has a body
+  // that is a template: its code is in the specializations of its call
+  // operator, which the traversal of the lambda expression does not reach.
+  // Each becomes a function of its own, called where the lambda is called.
+  bool TraverseLambdaExpr(LambdaExpr *E, DataRecursionQueue *Q = nullptr) {
+    if (!Base::TraverseLambdaExpr(E, Q))
+      return false;
+    if (FunctionTemplateDecl *FTD = E->getDependentCallOperator())
+      for (FunctionDecl *Spec : FTD->specializations())
+        if (Spec->doesThisDeclarationHaveABody() &&
+            !Spec->isDependentContext() && LambdaSpecs.insert(Spec).second)
+          traverseFunction(Spec);
+    return true;
+  }
+
   bool traverseGlobal(VarDecl *VD) {
     GlobalNode &G = M.Globals[key(VD)];
     G.Key = key(VD);
@@ -881,6 +897,7 @@ private:
   const Policy &Pol;
   Model &M;
   std::optional<ProjectFiles> Project; ///< the main file's project
+  llvm::DenseSet<const FunctionDecl *> LambdaSpecs; ///< generic lambdas done
   PrintingPolicy PP{LangOptions()};
   Context Cur;
   llvm::DenseSet<const Expr *> CalleeRefs;
