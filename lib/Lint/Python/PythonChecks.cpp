@@ -3,6 +3,9 @@
 #include "PythonChecks.h"
 #include "atrex/Lint/Policy.h"
 #include "atrex/Lint/PythonFrontend.h"
+#include "llvm/Support/ErrorHandling.h"
+
+#include "PythonPolicy.inc"
 
 using namespace llvm;
 using namespace atrex::lint;
@@ -77,19 +80,6 @@ private:
   const PythonFacts &Facts;
 };
 
-SymbolRule rule(StringRef Id, RuleAction A, StringRef Check, StringRef Library,
-                std::vector<std::string> Symbols,
-                std::vector<std::string> Except = {}) {
-  SymbolRule R;
-  R.Id = Id.str();
-  R.Action = A;
-  R.Check = Check.str();
-  R.Library = Library.str();
-  R.Context = RuleContext::Any;
-  R.Symbols = std::move(Symbols);
-  R.Except = std::move(Except);
-  return R;
-}
 } // namespace
 
 std::vector<std::unique_ptr<LintCheck>>
@@ -100,118 +90,21 @@ atrex::lint::createPythonChecks(const PythonFacts &Facts) {
   return V;
 }
 
-/// The Python rules (docs/python-frontend.md). Names are Python's dotted
-/// names with `::` for `.`, as the default policy spells C++ names.
-static std::vector<SymbolRule> pythonRules() {
-  const RuleAction Allow = RuleAction::Allow, Delegate = RuleAction::Delegate,
-                   Evasion = RuleAction::Evasion;
+/// The Python rules (lib/Lint/Python/PythonPolicy.yaml,
+/// docs/python-frontend.md): those of every mode and, with \p Program,
+/// those of program mode only (ids `python-program-*`).
+static std::vector<SymbolRule> pythonRules(bool Program = false) {
+  static const std::vector<SymbolRule> All = [] {
+    Expected<Policy> P =
+        Policy::parse(PythonPolicyText, "<built-in Python rules>");
+    if (!P)
+      report_fatal_error(P.takeError());
+    return P->Rules;
+  }();
   std::vector<SymbolRule> Rs;
-  Rs.push_back(rule(
-      "python-torch-glue", Allow, "", "PyTorch",
-      {"torch::utils::cpp_extension::*", "torch::device", "torch::Size",
-       "torch::dtype", "torch::is_tensor", "torch::no_grad",
-       "torch::inference_mode", "torch::get_default_dtype", "torch::finfo",
-       "torch::get_device_module", "torch::get_device", "torch::accelerator::*",
-       "torch::iinfo", "torch::set_grad_enabled", "torch::manual_seed",
-       "torch::nn::Module::*", "torch::nn::Parameter", "torch::numel",
-       "torch::backends::*", "torch::library::*", "torch::_C::_cuda_*",
-       "at::Tensor::new_empty", "at::Tensor::new_empty_strided",
-       "at::Tensor::tolist", "at::Tensor::type", "at::Tensor::nelement",
-       "at::Tensor::untyped_storage", "at::Tensor::numpy",
-       "at::Tensor::dim_order", "at::Tensor::view_as"}));
-  // The function forms of the tensor views the default policy allows as
-  // methods (`torch.squeeze(x)` is `x.squeeze()`).
-  Rs.push_back(rule(
-      "python-torch-views", Allow, "", "PyTorch",
-      {"torch::squeeze", "torch::unsqueeze", "torch::reshape",
-       "torch::flatten", "torch::unflatten", "torch::permute",
-       "torch::transpose", "torch::t", "torch::narrow", "torch::select",
-       "torch::chunk", "torch::split", "torch::unbind", "torch::as_strided",
-       "torch::view_as_real", "torch::view_as_complex", "torch::movedim",
-       "torch::swapaxes", "torch::swapdims"}));
-  Rs.push_back(rule("python-side-stream", Allow, "", "PyTorch",
-                    {"torch::cuda::Stream", "torch::cuda::stream",
-                     "torch::cuda::current_stream", "torch::cuda::Event"}));
-  Rs.push_back(rule("python-process", Evasion, "atrex-evasion-process",
-                    "process or thread",
-                    {"threading::*", "_thread::*", "concurrent::futures::*",
-                     "multiprocessing::*", "torch::multiprocessing::*",
-                     "subprocess::*", "os::system", "os::popen", "os::fork",
-                     "os::setsid", "os::setpgid", "os::exec*", "os::spawn*", "os::posix_spawn*",
-                     "asyncio::create_subprocess_*", "asyncio::to_thread",
-                     "pty::spawn"}));
-  // Reading a package's installed version loads none of its code.
-  Rs.push_back(rule("python-package-metadata", Allow, "", "package metadata",
-                    {"importlib::metadata::version",
-                     "importlib::metadata::PackageNotFoundError"}));
-  Rs.push_back(rule("python-dynamic-load", Evasion,
-                    "atrex-evasion-dynamic-load", "dynamic loader",
-                    // ctypes' loaders and calls through raw addresses (its
-                    // scalar types, c_float(...) for kernel arguments, are
-                    // not loading).
-                    {"ctypes::CDLL", "ctypes::PyDLL", "ctypes::WinDLL",
-                     "ctypes::OleDLL", "ctypes::LibraryLoader",
-                     "ctypes::cdll::*", "ctypes::pydll::*", "ctypes::windll::*",
-                     "ctypes::oledll::*", "ctypes::pythonapi::*",
-                     "ctypes::CFUNCTYPE", "ctypes::PYFUNCTYPE",
-                     "ctypes::WINFUNCTYPE", "ctypes::cast",
-                     "ctypes::util::find_library", "cffi::*", "importlib::*",
-                     "__import__",
-                     "torch::ops::load_library", "torch::classes::load_library",
-                     "sys::modules::*"}));
-  Rs.push_back(rule("python-module-load", Evasion, "atrex-evasion-module-load",
-                    "module loader",
-                    {"cupy::RawModule", "cupy::cuda::function::Module",
-                     "pycuda::driver::module_from_*", "*::cuModuleLoad*",
-                     "*::hipModuleLoad*", "*::hiprtcLink*",
-                     "*::cuLibraryLoad*", "*::cudaLibraryLoad*"}));
-  Rs.push_back(rule("python-runtime-compile", Evasion,
-                    "atrex-evasion-runtime-compile", "run-time compiler",
-                    {"exec", "eval", "compile", "cupy::RawKernel",
-                     "cupy::ElementwiseKernel", "cupy::ReductionKernel",
-                     "pycuda::compiler::*", "*::nvrtc::*", "*::nvrtc*",
-                     "*::hiprtc::*", "*::hiprtc*",
-                     "torch::cuda::jiterator::*", "numba::cuda::jit"}));
-  Rs.push_back(rule("python-file-env", Evasion, "atrex-evasion-file-env",
-                    "file or environment access",
-                    {"open", "io::open", "os::getenv", "os::putenv",
-                     "os::environ::*", "os::listdir", "os::scandir",
-                     "os::remove", "os::unlink", "pathlib::*", "shutil::*",
-                     "pickle::*", "numpy::load", "numpy::save", "torch::load",
-                     "torch::save", "json::load", "json::dump", "glob::*",
-                     "tempfile::*"}));
-  Rs.push_back(rule("python-harness-io", Evasion, "atrex-evasion-harness-io",
-                    "raw descriptor output or process exit",
-                    {"os::write", "os::pwrite", "os::writev", "os::dup",
-                     "os::dup2", "os::fdopen", "os::_exit", "os::abort",
-                     "os::kill", "sys::exit", "exit", "quit", "signal::raise_signal"}));
-  Rs.push_back(rule("python-vendor", Delegate, "atrex-delegation-vendor",
-                    "vendor library (Python)",
-                    {"flash_attn::*", "xformers::*", "apex::*",
-                     "transformer_engine::*", "deep_gemm::*", "sgl_kernel::*",
-                     "vllm::*", "liger_kernel::*", "bitsandbytes::*",
-                     "cupy::*", "cublas::*", "nvidia::cublas::*",
-                     "cuda::bindings::cublas*"}));
-  return Rs;
-}
-
-/// Program mode only (docs/python-frontend.md): what a script's `__main__`
-/// does around the kernel it runs.
-static std::vector<SymbolRule> programRules() {
-  std::vector<SymbolRule> Rs;
-  Rs.push_back(rule(
-      "python-program-inputs", RuleAction::Allow, "", "PyTorch",
-      {"torch::randn", "torch::rand", "torch::randint", "torch::randn_like",
-       "torch::rand_like", "torch::randint_like", "torch::randperm",
-       "torch::arange", "torch::manual_seed", "torch::seed",
-       "torch::random::*", "torch::cuda::manual_seed*",
-       "torch::testing::make_tensor", "at::Tensor::normal_",
-       "at::Tensor::uniform_", "at::Tensor::random_"}));
-  Rs.push_back(rule(
-      "python-program-checks", RuleAction::Allow, "", "PyTorch",
-      {"torch::allclose", "torch::isclose", "torch::equal",
-       "torch::testing::assert_close", "torch::testing::assert_allclose",
-       "at::Tensor::allclose", "at::Tensor::isclose", "at::Tensor::equal"}));
+  for (const SymbolRule &R : All)
+    if (StringRef(R.Id).starts_with("python-program-") == Program)
+      Rs.push_back(R);
   return Rs;
 }
 
@@ -223,7 +116,7 @@ Policy atrex::lint::pythonProgramPolicy(const Policy &PyP) {
   if (It == PyP.Rules.end())
     return PyP;
   Policy Out = PyP;
-  std::vector<SymbolRule> Pr = programRules();
+  std::vector<SymbolRule> Pr = pythonRules(/*Program=*/true);
   Out.Rules.insert(Out.Rules.begin() + (It - PyP.Rules.begin()), Pr.begin(),
                    Pr.end());
   if (Error E = Out.compile()) {
