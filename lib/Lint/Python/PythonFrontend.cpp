@@ -48,7 +48,14 @@ struct Ref {
     Extension,    ///< S: extension index
     ExtFunction,  ///< S: extension index, Member: function name
     TorchLayer,   ///< S: dotted class name of a torch.nn layer instance
-    TritonKernel, ///< S: function key
+    TritonKernel, ///< S: function key (a kernel: Triton, CuTe DSL, cupyx.jit,
+                  ///< TileLang)
+    KernelHandle, ///< S: kernel key: a compiled kernel, calling it launches
+                  ///< (`tilelang.compile(f)`, a `@tilelang.jit` factory's
+                  ///< result)
+    CupyArray,    ///< a CuPy array (result of `cupy.*`): not a torch tensor
+    Profiler,     ///< S: kernel key: a TileLang kernel's `get_profiler()`,
+                  ///< whose `assert_allclose`/`do_bench` run the kernel
     Tensor,       ///< known to be a tensor
     MaybeTensor,  ///< an untyped parameter nothing shows to be a tensor
     OwnExternal,  ///< S: dotted name in the submission's own package
@@ -69,9 +76,30 @@ struct Ref {
 
 struct PyFunc {
   std::string Key, Name, Class;
+  /// The name without the module prefix (`f`, `Cls.m`, `outer.k`): what the
+  /// names of definitions nested in it start with.
+  std::string Local;
   PyNode Def; ///< function_definition
   std::vector<PyNode> Decorators;
-  bool Triton = false;
+  bool Triton = false; ///< a kernel (device code: its body is not host code)
+  /// A kernel that a plain call launches: a TileLang `@tilelang.jit`
+  /// function whose own body opens `T.Kernel` (eager style: calling it
+  /// compiles and launches it), a cupyx.jit `@rawkernel`.
+  bool LaunchOnCall = false;
+  /// TileLang: a `@tilelang.jit` function that builds and returns a
+  /// `@T.prim_func`: calling it returns the compiled kernel (a handle whose
+  /// call launches); under `@autotune` the call also runs it.
+  bool JitFactory = false, Autotuned = false;
+  /// An eager TileLang kernel: its call returns its outputs (tensors).
+  bool ReturnsOutputs = false;
+  /// A device helper the kernels call (TileLang's `@T.macro`): device code,
+  /// neither a kernel nor an entry.
+  bool Device = false;
+  /// Defined inside another function (a kernel or a class's method there).
+  bool Nested = false;
+  /// What the function returns when that is a kernel or a compiled kernel
+  /// (`def build(): @triton.jit def k(...): ...; return k`), for its callers.
+  Ref Returns;
   bool Module = false; ///< defined at module level
   bool Static = false; ///< @staticmethod: no `self`
   /// The `if __name__ == "__main__":` block of a script: a pseudo-function
@@ -85,6 +113,10 @@ struct PyFunc {
   /// Parameters promoted to tensors because a caller passes a tensor, and
   /// those a caller passes a tensor or an unknown value.
   std::set<std::string> TensorParams, TensorishArgs;
+  /// Parameters a caller passes a CuPy array in; a compiled kernel in (its
+  /// kernel's key).
+  std::set<std::string> CupyParams;
+  std::map<std::string, std::string> HandleParams;
 };
 
 struct PyClass {
@@ -167,7 +199,39 @@ bool torchReturnsNonTensor(StringRef Q) {
          Q == "torch.is_tensor" || Q == "torch.numel" || Q == "torch.finfo" ||
          Q == "torch.iinfo" || Q == "torch.no_grad" ||
          Q == "torch.inference_mode" || Q == "torch.get_default_dtype" ||
+         Q.starts_with("torch.distributed.") ||
          Q.starts_with("torch.backends.") || Q.starts_with("torch.ops.load");
+}
+
+/// A call that configures a library at import (`np.set_printoptions(...)`,
+/// `tilelang.disable_cache()`): setup, not a script's work.
+static bool isConfigurationCall(StringRef Callee) {
+  StringRef Last = Callee.contains('.') ? Callee.rsplit('.').second : Callee;
+  return Callee.contains('.') &&
+         (Last.starts_with("set_") || Last.starts_with("enable_") ||
+          Last.starts_with("disable_"));
+}
+
+/// CuPy calls that return arrays (its allocation, compute and random
+/// functions); dtypes, scalar types, `cupy.cuda.*` (devices, streams,
+/// events), run-time compiled kernels and `cupyx.jit` return none.
+bool cupyReturnsArray(StringRef Q) {
+  if (!Q.starts_with("cupy.") && !Q.starts_with("cupyx."))
+    return false;
+  if (Q.starts_with("cupy.cuda.") || Q.starts_with("cupyx.jit.") ||
+      Q.starts_with("cupy.testing.") || Q.starts_with("cupyx.profiler."))
+    return false;
+  StringRef Last = Q.rsplit('.').second;
+  static const char *const NotArrays[] = {
+      "RawKernel", "RawModule", "ElementwiseKernel", "ReductionKernel",
+      "dtype",     "finfo",     "iinfo",   "get_array_module", "fuse",
+      "bool_",     "float16",   "float32", "float64", "complex64",
+      "complex128", "int8",     "int16",   "int32",   "int64",
+      "uint8",     "uint16",    "uint32",  "uint64",  "intp",
+      "uintp",     "asnumpy",   "get_default_memory_pool",
+      "get_default_pinned_memory_pool", "isscalar", "ndim", "shape",
+      "size",      "result_type", "can_cast", "promote_types"};
+  return !oneOf(Last, NotArrays);
 }
 
 /// The operator of a binary, unary or comparison node (the first of a
@@ -286,6 +350,9 @@ public:
   /// Why the entries chosen are the entries (the analysis mode's reason),
   /// and whether one is a harness's (named, ModelNew.forward, custom_kernel).
   std::string EntryReason;
+  /// Which functions are the entries when no harness names one (for the
+  /// reason of library mode).
+  std::string EntryWhat;
   bool HarnessEntry = false;
   void chooseEntries(const std::vector<std::string> &Names,
                      std::vector<std::string> &Errors);
@@ -297,13 +364,28 @@ public:
   std::string ScriptKey;
   /// A program's entry is its `__main__` block (after chooseEntries).
   void useMainEntry();
+  /// The file is a module of a package (`__init__.py` directories or a
+  /// `src/` layout), and its dotted name.
+  bool inPackage() const { return !Package.empty(); }
+  const std::string &package() const { return Package; }
 
 private:
   // ---- module scan
   void scanImports(PyNode N);
   void addFunction(PyNode Def, std::vector<PyNode> Decorators,
-                   const std::string &Class);
-  void scanClass(PyNode Def);
+                   const std::string &Class, const std::string &Outer = "");
+  void scanClass(PyNode Def, std::string Name = "");
+  /// What the decorators make of \p F (a kernel, a TileLang factory, ...).
+  void classifyDecorators(PyFunc &F);
+  /// Kernels and classes defined inside the function \p Outer (a local
+  /// name): they get function nodes of their own (`outer.k`,
+  /// `outer.Cls.method`).
+  void scanNested(PyNode N, const std::string &Outer);
+  /// `with T.Kernel(...)` in \p Body itself (not in definitions nested in it).
+  bool opensTileLangKernel(PyNode Body);
+  /// Module-level names bound by assignments (each pass: what a builder
+  /// returns is known after its callees were walked).
+  void bindModuleVars();
   std::optional<std::vector<PyString>> evalStrings(PyNode N, unsigned Depth = 0);
   void scanExtensionCalls(PyNode N);
   std::string qualifiedOf(PyNode N); // dotted name through aliases
@@ -321,6 +403,7 @@ private:
     bool Dead = false;
     bool Init = false; ///< __init__: attribute writes are setup
     bool ReturnsTensor = false;
+    Ref Returns; ///< a kernel or compiled kernel it returns
     std::set<std::string> TensorParams; ///< parameters bound as tensors
     /// Locals bound to what a compiler returned (`cute.compile(f, ...)`):
     /// a cache of them keeps compiled code, not outputs.
@@ -331,11 +414,17 @@ private:
     bool Receiver = false; ///< `self`, `cls`, an autograd `ctx`
     bool Tensor = false;   ///< annotated as a tensor
     bool NonTensor = false; ///< annotated or defaulted as a scalar
+    /// Annotated with another library's type (`cute.Tensor`, `cutlass.Int32`):
+    /// not a tensor unless a harness passes one.
+    bool Foreign = false;
   };
   std::vector<PyParam> params(const PyFunc &F);
   bool isAutogradFunction(const std::string &Class, unsigned Depth = 0);
   std::set<std::string> tensorUses(PyNode Body);
   void recordArgs(const std::string &Callee, PyNode Args, FnState &St);
+  /// A caller outside the file (a profiler) passes tensors in every
+  /// parameter of \p Callee.
+  void suppliesTensors(const std::string &Callee);
   bool Promoted = false; ///< a pass promoted a parameter to a tensor
   PyNode CurrentValue; ///< the right side bindTarget binds (visitAssign)
   Ref resolve(PyNode N, FnState &St);
@@ -352,6 +441,13 @@ private:
   void bindTarget(PyNode Target, const Ref &V, FnState &St);
   void checkStateWrite(PyNode Target, PyNode Value, FnState &St, bool Augmented);
   void checkModuleOverride(PyNode Target, PyNode Value);
+  /// Whether \p C tests that module \p Mod has (\p Has) or lacks the
+  /// attribute \p Attr: `hasattr(m, "x")`, `"x" in dir(m)`,
+  /// `getattr(m, "x", None) is None`, their negations.
+  bool testsAttribute(PyNode C, StringRef Mod, StringRef Attr, bool Has);
+  /// An assignment that only runs when the attribute is absent: a
+  /// compatibility polyfill, not an override.
+  bool polyfill(PyNode Assign, StringRef Q);
   void addSite(FnState &St, PyNode At, SiteKind K, std::string Name,
                std::string Key = "");
   void walkFunction(PyFunc &F);
@@ -367,6 +463,17 @@ private:
   std::string Prefix;
   std::string OwnRoot, Package;
   StringSet<> OwnTops; ///< top-level names of the own package's modules
+  /// `os.environ` (or `os.environb`), through aliases.
+  bool isEnviron(PyNode N) {
+    std::string Q = N ? qualifiedOf(N) : std::string();
+    return Q == "os.environ" || Q == "os.environb";
+  }
+  /// A parameter annotation that names PyTorch's tensor (`torch.Tensor`,
+  /// `Optional[Tensor]`), not a DSL's (`cute.Tensor`, TileLang's `T.Tensor`).
+  bool torchTensorAnnotation(StringRef Ty);
+  /// An annotation naming a type of an imported module other than torch
+  /// and typing (`cute.Tensor`, `cutlass.Int32`, `np.ndarray`).
+  bool foreignAnnotation(StringRef Ty);
   bool isOwn(StringRef Q) const {
     return !Q.empty() && OwnTops.count(Q.split('.').first);
   }
@@ -384,6 +491,18 @@ private:
   /// A function of an own module by dotted name (`pkg.ops.utils.f`).
   Ref lookupOwn(StringRef Q, unsigned Depth = 0);
   OwnModule *loadOwn(const std::string &Module);
+  /// A function of this module or of a read one (by key), or null.
+  const PyFunc *findFunc(const std::string &Key) const {
+    auto It = Funcs.find(Key);
+    if (It != Funcs.end())
+      return &It->second;
+    for (auto &Mod : Own.ByName)
+      if (Mod.second && Mod.second->B.get() != this)
+        if (auto J = Mod.second->B->Funcs.find(Key);
+            J != Mod.second->B->Funcs.end())
+          return &J->second;
+    return nullptr;
+  }
   std::string funcName(const std::string &Key) {
     auto It = Funcs.find(Key);
     if (It != Funcs.end())
@@ -411,6 +530,14 @@ private:
   std::map<std::string, PyClass> Classes;
   std::vector<ExtensionInfo> Exts;
   std::map<unsigned, unsigned> ExtByCall; ///< call start byte -> extension
+  /// Definitions nested in functions that have nodes of their own: the
+  /// `function_definition`/`class_definition` start byte -> key (a function
+  /// key, or a class name when Class).
+  struct NestedDef {
+    bool Class = false;
+    std::string Key;
+  };
+  std::map<unsigned, NestedDef> NestedByDef;
 };
 
 PyNode PythonModelBuilder::unwrapDefinition(PyNode N,
@@ -502,39 +629,152 @@ void PythonModelBuilder::scanImports(PyNode N) {
     scanImports(C);
 }
 
-void PythonModelBuilder::addFunction(PyNode Def, std::vector<PyNode> Decorators,
-                                     const std::string &Class) {
-  PyFunc F;
-  std::string Name = Def.field("name").text().str();
-  F.Name = Prefix + (Class.empty() ? Name : Class + "." + Name);
-  F.Key = "py:" + F.Name;
-  F.Class = Class;
-  F.Def = Def;
-  F.Decorators = std::move(Decorators);
-  F.Module = Class.empty();
+/// What a decorator names (docs/python-frontend.md, the frameworks table).
+enum class DecoratorKind {
+  Other,
+  Kernel,
+  LaunchedKernel, ///< a kernel that a plain call launches too
+  TileLangJit,
+  TileLangAutotune,
+  DeviceHelper
+};
+static DecoratorKind decoratorKind(StringRef Q) {
+  // Kernels: Triton's, CuTe DSL's (`@cute.kernel`, launched with
+  // `kernel(args).launch(grid=..., block=...)` from a `@cute.jit` host
+  // function) and TileLang's `@T.prim_func` (compiled with
+  // `tilelang.compile` or by the `@tilelang.jit` function that returns it).
+  if (Q == "triton.jit" || Q == "triton.autotune" ||
+      Q == "triton.heuristics" || Q == "triton.runtime.jit.jit" ||
+      Q == "cutlass.cute.kernel" || Q == "tilelang.language.prim_func" ||
+      Q == "tvm.script.tir.prim_func")
+    return DecoratorKind::Kernel;
+  // cupyx.jit's `@jit.rawkernel()`: launched as `k[grid, block](args)` or
+  // `k(grid, block, args)`, as a `cupy.RawKernel` is.
+  if (Q == "cupyx.jit.rawkernel")
+    return DecoratorKind::LaunchedKernel;
+  if (Q == "tilelang.jit" || Q == "tilelang.jit.jit")
+    return DecoratorKind::TileLangJit;
+  if (Q == "tilelang.autotune" || Q == "tilelang.autotuner.autotune")
+    return DecoratorKind::TileLangAutotune;
+  if (Q == "tilelang.language.macro")
+    return DecoratorKind::DeviceHelper;
+  return DecoratorKind::Other;
+}
+
+bool PythonModelBuilder::opensTileLangKernel(PyNode Body) {
+  if (!Body || Body.is("function_definition") || Body.is("class_definition") ||
+      Body.is("lambda"))
+    return false;
+  if (Body.is("with_item")) {
+    PyNode V = Body.field("value");
+    if (V.is("as_pattern"))
+      V = V.named(0);
+    if (V.is("call") &&
+        qualifiedOf(V.field("function")) == "tilelang.language.Kernel")
+      return true;
+  }
+  for (PyNode C : Body.namedChildren())
+    if (opensTileLangKernel(C))
+      return true;
+  return false;
+}
+
+void PythonModelBuilder::classifyDecorators(PyFunc &F) {
+  bool Jit = false;
   for (PyNode D : F.Decorators) {
     PyNode E = D.numNamed() ? D.named(0) : PyNode();
     if (E.text() == "staticmethod")
       F.Static = true;
-    std::string Q = qualifiedOf(E);
-    // Kernels: Triton's, and CuTe DSL's (`@cute.kernel`, launched with
-    // `kernel(args).launch(grid=..., block=...)` from a `@cute.jit` host
-    // function).
-    if (Q == "triton.jit" || Q == "triton.autotune" ||
-        Q == "triton.heuristics" || Q == "triton.runtime.jit.jit" ||
-        Q == "cutlass.cute.kernel")
+    switch (decoratorKind(qualifiedOf(E))) {
+    case DecoratorKind::Kernel:
       F.Triton = true;
+      break;
+    case DecoratorKind::LaunchedKernel:
+      F.Triton = F.LaunchOnCall = true;
+      break;
+    case DecoratorKind::TileLangJit:
+      Jit = true;
+      break;
+    case DecoratorKind::TileLangAutotune:
+      F.Autotuned = true;
+      break;
+    case DecoratorKind::DeviceHelper:
+      F.Device = true;
+      break;
+    case DecoratorKind::Other:
+      break;
+    }
   }
-  if (Class.empty())
+  // `@tilelang.jit`: device code itself when its body opens `T.Kernel`
+  // (called, it compiles and launches); else host code that builds the
+  // `@T.prim_func` it returns (called, it returns the compiled kernel).
+  if (Jit && !F.Triton) {
+    if (opensTileLangKernel(F.Def.field("body")))
+      F.Triton = F.LaunchOnCall = F.ReturnsOutputs = true;
+    else
+      F.JitFactory = true;
+  }
+}
+
+void PythonModelBuilder::addFunction(PyNode Def, std::vector<PyNode> Decorators,
+                                     const std::string &Class,
+                                     const std::string &Outer) {
+  PyFunc F;
+  std::string Name = Def.field("name").text().str();
+  F.Local = !Outer.empty()   ? Outer + "." + Name
+            : Class.empty() ? Name
+                            : Class + "." + Name;
+  F.Name = Prefix + F.Local;
+  F.Key = "py:" + F.Name;
+  F.Class = Class;
+  F.Def = Def;
+  F.Decorators = std::move(Decorators);
+  F.Nested = !Outer.empty();
+  F.Module = Class.empty() && !F.Nested;
+  classifyDecorators(F);
+  if (F.Nested)
+    NestedByDef[Def.startByte()] = {false, F.Key};
+  else if (Class.empty())
     ModuleFuncs[Name] = F.Key;
   else
     Classes[Class].Methods[Name] = F.Key;
+  std::string Local = F.Local;
+  bool Kernel = F.Triton || F.Device;
   Funcs[F.Key] = std::move(F);
+  if (!Kernel)
+    scanNested(Def.field("body"), Local);
 }
 
-void PythonModelBuilder::scanClass(PyNode Def) {
+void PythonModelBuilder::scanNested(PyNode N, const std::string &Outer) {
+  for (PyNode C : N.namedChildren()) {
+    std::vector<PyNode> Decs;
+    PyNode D = unwrapDefinition(C, Decs);
+    if (D.is("function_definition")) {
+      PyFunc Probe;
+      Probe.Def = D;
+      Probe.Decorators = Decs;
+      classifyDecorators(Probe);
+      if (Probe.Triton || Probe.Device)
+        addFunction(D, Decs, "", Outer);
+      else // a local helper: part of its holder; kernels may nest in it
+        scanNested(D.field("body"), Outer + "." + D.field("name").text().str());
+      continue;
+    }
+    if (D.is("class_definition")) {
+      std::string Key = Outer + "." + D.field("name").text().str();
+      NestedByDef[D.startByte()] = {true, Key};
+      scanClass(D, Key);
+      continue;
+    }
+    if (C.is("lambda"))
+      continue;
+    scanNested(C, Outer);
+  }
+}
+
+void PythonModelBuilder::scanClass(PyNode Def, std::string Name) {
   PyClass C;
-  C.Name = Def.field("name").text().str();
+  C.Name = Name.empty() ? Def.field("name").text().str() : std::move(Name);
   C.Def = Def;
   if (PyNode Sup = Def.field("superclasses"))
     for (PyNode B : Sup.namedChildren()) {
@@ -791,7 +1031,8 @@ void PythonModelBuilder::scanModule() {
           C.starts_with("torch.library.") || C.starts_with("torch._dynamo.") ||
           C.starts_with("torch.backends.") || C.starts_with("torch.set_") ||
           C == "torch.manual_seed" || C.starts_with("random.") ||
-          C.contains("register") || C.starts_with("triton."))
+          C.contains("register") || C.starts_with("triton.") ||
+          C.starts_with("tilelang.") || isConfigurationCall(C))
         continue;
       First = S;
       break;
@@ -808,20 +1049,7 @@ void PythonModelBuilder::scanModule() {
     }
   }
   scanExtensionCalls(Root);
-  // Module-level bindings: extensions and other values.
-  FnState Mod;
-  for (PyNode S : Root.namedChildren()) {
-    if (!S.is("expression_statement"))
-      continue;
-    for (PyNode A : S.namedChildren()) {
-      if (!A.is("assignment") || !A.field("right"))
-        continue;
-      PyNode L = A.field("left");
-      Ref V = resolve(A.field("right"), Mod);
-      if (L.is("identifier"))
-        ModuleVars[L.text().str()] = V;
-    }
-  }
+  bindModuleVars();
   // Attributes set up in __init__ (and class-level assignments).
   for (auto &KV : Classes) {
     PyClass &C = KV.second;
@@ -863,7 +1091,8 @@ void PythonModelBuilder::scanModule() {
       if (Args.numNamed() >= 2) {
         std::string Q = qualifiedOf(Args.named(0));
         auto Attr = evalStrings(Args.named(1));
-        if (!Q.empty() && Attr && Attr->size() == 1) {
+        if (!Q.empty() && Attr && Attr->size() == 1 &&
+            !polyfill(N, Q + "." + (*Attr)[0].Text)) {
           Finding F;
           F.Check = "atrex-evasion-runtime-override";
           F.Pos = pos(N);
@@ -881,6 +1110,23 @@ void PythonModelBuilder::scanModule() {
   };
   if (!Followed)
     Overrides(Root);
+}
+
+void PythonModelBuilder::bindModuleVars() {
+  // Module-level bindings: extensions and other values.
+  FnState Mod;
+  for (PyNode S : T.root().namedChildren()) {
+    if (!S.is("expression_statement"))
+      continue;
+    for (PyNode A : S.namedChildren()) {
+      if (!A.is("assignment") || !A.field("right"))
+        continue;
+      PyNode L = A.field("left");
+      Ref V = resolve(A.field("right"), Mod);
+      if (L.is("identifier"))
+        ModuleVars[L.text().str()] = V;
+    }
+  }
 }
 
 OwnModule *PythonModelBuilder::loadOwn(const std::string &Module) {
@@ -979,6 +1225,81 @@ Ref PythonModelBuilder::lookupOwn(StringRef Q, unsigned Depth) {
   return Unknown;
 }
 
+bool PythonModelBuilder::testsAttribute(PyNode C, StringRef Mod,
+                                        StringRef Attr, bool Has) {
+  while (C.is("parenthesized_expression"))
+    C = C.named(0);
+  if (C.is("not_operator"))
+    return testsAttribute(C.field("argument"), Mod, Attr, !Has);
+  if (C.is("boolean_operator")) {
+    // `a and b` holds only when both do: either one's test is the
+    // condition's; `a or b` tests it only when both do.
+    bool L = testsAttribute(C.field("left"), Mod, Attr, Has),
+         R = testsAttribute(C.field("right"), Mod, Attr, Has);
+    return C.field("operator").text() == "and" ? L || R : L && R;
+  }
+  auto IsAttrName = [&](PyNode S) {
+    std::optional<std::vector<PyString>> V = evalStrings(S);
+    return V && V->size() == 1 && (*V)[0].Text == Attr;
+  };
+  auto IsMod = [&](PyNode M) { return qualifiedOf(M) == Mod; };
+  // `getattr(m, "x", None)`, `hasattr(m, "x")`.
+  auto CallOn = [&](PyNode Call, StringRef Fn, unsigned MinArgs) {
+    if (!Call.is("call") || Call.field("function").text() != Fn)
+      return false;
+    PyNode Args = Call.field("arguments");
+    return Args.numNamed() >= MinArgs && IsMod(Args.named(0)) &&
+           IsAttrName(Args.named(1));
+  };
+  if (CallOn(C, "hasattr", 2))
+    return Has;
+  if (CallOn(C, "getattr", 3))
+    return Has;
+  if (C.is("comparison_operator") && C.numNamed() == 2) {
+    StringRef Op = operatorOf(C);
+    PyNode L = C.named(0), R = C.named(1);
+    if (Op == "in" || Op == "not in") {
+      // `"x" in dir(m)`, `"x" in vars(m)`, `"x" in m.__dict__`.
+      bool Names = false;
+      if (R.is("call") && (R.field("function").text() == "dir" ||
+                           R.field("function").text() == "vars")) {
+        PyNode Args = R.field("arguments");
+        Names = Args.numNamed() == 1 && IsMod(Args.named(0));
+      } else if (R.is("attribute") &&
+                 R.field("attribute").text() == "__dict__") {
+        Names = IsMod(R.field("object"));
+      }
+      return Names && IsAttrName(L) && ((Op == "in") == Has);
+    }
+    if ((Op == "is" || Op == "is not" || Op == "==" || Op == "!=") &&
+        CallOn(L, "getattr", 3) && R.is("none"))
+      return (Op == "is not" || Op == "!=") == Has;
+  }
+  return false;
+}
+
+bool PythonModelBuilder::polyfill(PyNode Assign, StringRef Q) {
+  auto [Mod, Attr] = Q.rsplit('.');
+  if (Mod.empty() || Attr.empty())
+    return false;
+  PyNode Child = Assign;
+  for (PyNode P = Assign.parent(); P; Child = P, P = P.parent()) {
+    if (P.is("function_definition") || P.is("class_definition") ||
+        P.is("module"))
+      return false;
+    if ((P.is("if_statement") || P.is("elif_clause")) &&
+        P.field("consequence") == Child &&
+        testsAttribute(P.field("condition"), Mod, Attr, /*Has=*/false))
+      return true;
+    // `if hasattr(m, "x"): ... else: m.x = ...`
+    if (P.is("else_clause") && P.parent().is("if_statement") &&
+        testsAttribute(P.parent().field("condition"), Mod, Attr,
+                       /*Has=*/true))
+      return true;
+  }
+  return false;
+}
+
 void PythonModelBuilder::checkModuleOverride(PyNode Target, PyNode Value) {
   if (!Target.is("attribute"))
     return;
@@ -989,7 +1310,7 @@ void PythonModelBuilder::checkModuleOverride(PyNode Target, PyNode Value) {
                 Value.is("string") || Value.is("concatenated_string")))
     return;
   std::string Q = qualifiedOf(Target);
-  if (Q.empty())
+  if (Q.empty() || polyfill(Target.parent(), Q))
     return;
   Finding F;
   F.Check = "atrex-evasion-runtime-override";
@@ -1017,8 +1338,10 @@ Ref PythonModelBuilder::classMember(const std::string &Class, StringRef Name,
   if (A != C.Attrs.end())
     return A->second;
   auto MIt = C.Methods.find(Name.str());
-  if (MIt != C.Methods.end())
-    return Ref::of(Ref::OwnFunction, MIt->second);
+  if (MIt != C.Methods.end()) // `self.kernel` of a CuTe DSL class
+    return Ref::of(Funcs[MIt->second].Triton ? Ref::TritonKernel
+                                             : Ref::OwnFunction,
+                   MIt->second);
   for (const std::string &B : C.Bases) {
     Ref R = classMember(B, Name, Depth + 1);
     if (R.K != Ref::None)
@@ -1058,6 +1381,10 @@ Ref PythonModelBuilder::resolveAttr(const Ref &Obj, StringRef Attr,
     if (Attr == "T" || Attr == "mT" || Attr == "H" || Attr == "mH" ||
         Attr == "data" || Attr == "real" || Attr == "imag")
       return Ref::of(Obj.K);
+    return {};
+  case Ref::CupyArray:
+    if (Attr == "T" || Attr == "real" || Attr == "imag")
+      return Obj;
     return {};
   case Ref::AutogradCtx:
     if (Attr == "saved_tensors")
@@ -1119,7 +1446,7 @@ Ref PythonModelBuilder::resolve(PyNode N, FnState &St) {
   }
   if (Ty == "subscript") {
     Ref V = resolve(N.field("value"), St);
-    if (V.K == Ref::Tensor || V.K == Ref::MaybeTensor)
+    if (V.K == Ref::Tensor || V.K == Ref::MaybeTensor || V.K == Ref::CupyArray)
       return V;
     return {};
   }
@@ -1127,13 +1454,16 @@ Ref PythonModelBuilder::resolve(PyNode N, FnState &St) {
       Ty == "comparison_operator") {
     if (Ty == "comparison_operator" && identityOrMembership(operatorOf(N)))
       return {};
-    bool Maybe = false;
+    bool Maybe = false, Cupy = false;
     for (PyNode C : N.namedChildren()) {
       Ref::Kind K = resolve(C, St).K;
       if (K == Ref::Tensor)
         return Ref::of(Ref::Tensor);
       Maybe |= K == Ref::MaybeTensor;
+      Cupy |= K == Ref::CupyArray;
     }
+    if (Cupy)
+      return Ref::of(Ref::CupyArray);
     if (Maybe && Ty != "comparison_operator")
       return Ref::of(Ref::MaybeTensor);
     return {};
@@ -1172,11 +1502,37 @@ Ref PythonModelBuilder::resolve(PyNode N, FnState &St) {
         return Ref::of(Ref::TorchLayer, C.S);
       if (Q.starts_with("torch.") && !torchReturnsNonTensor(Q))
         return Ref::of(Ref::Tensor);
+      // `tilelang.compile(prim_func, ...)` (or `tilelang.jit(prim_func)`):
+      // the compiled kernel, whose call launches it.
+      if (Q == "tilelang.compile" || Q == "tilelang.jit") {
+        PyNode Args = N.field("arguments");
+        PyNode A = Args.numNamed() ? Args.named(0) : PyNode();
+        if (A && A.is("keyword_argument"))
+          A = A.field("name").text() == "func" ? A.field("value") : PyNode();
+        Ref K = resolve(A, St);
+        if (K.K == Ref::TritonKernel)
+          return Ref::of(Ref::KernelHandle, K.S);
+        return {};
+      }
+      if (cupyReturnsArray(Q))
+        return Ref::of(Ref::CupyArray);
+      // `functools.partial(f, ...)` calls f.
+      if (Q == "functools.partial") {
+        PyNode Args = N.field("arguments");
+        if (Args.numNamed() && !Args.named(0).is("keyword_argument"))
+          if (Ref F = resolve(Args.named(0), St); F.K == Ref::OwnFunction)
+            return F;
+      }
       return {};
     }
     case Ref::ExtFunction:
     case Ref::TorchLayer:
+    case Ref::KernelHandle: // a TileLang kernel returns its outputs
       return Ref::of(Ref::Tensor);
+    case Ref::TritonKernel:
+      if (const PyFunc *K = findFunc(C.S); K && K->ReturnsOutputs)
+        return Ref::of(Ref::Tensor);
+      return {};
     case Ref::OwnClass:
       return Ref::of(Ref::OwnInstance, C.S);
     case Ref::OwnFunction: {
@@ -1194,11 +1550,18 @@ Ref PythonModelBuilder::resolve(PyNode N, FnState &St) {
             return R;
         return std::nullopt;
       };
-      auto FIt = Funcs.find(C.S);
-      if (FIt == Funcs.end())
+      const PyFunc *GP = findFunc(C.S);
+      if (!GP)
         return {};
-      if (auto Ext = Find(FIt->second.Def.field("body")))
+      if (auto Ext = Find(GP->Def.field("body")))
         return Ref::of(Ref::Extension, std::to_string(*Ext));
+      // A builder or a cache of kernels: what it returns (a `@tilelang.jit`
+      // factory returns its prim_func compiled), here or in a read module.
+      const PyFunc &G = *GP;
+      if (G.Returns.K == Ref::TritonKernel && G.JitFactory)
+        return Ref::of(Ref::KernelHandle, G.Returns.S);
+      if (G.Returns.K == Ref::TritonKernel || G.Returns.K == Ref::KernelHandle)
+        return G.Returns;
       return {};
     }
     default:
@@ -1207,9 +1570,25 @@ Ref PythonModelBuilder::resolve(PyNode N, FnState &St) {
     if (Fn.is("attribute")) {
       Ref Obj = resolve(Fn.field("object"), St);
       StringRef Meth = Fn.field("attribute").text();
+      // TileLang: `jit_fn.compile(...)` returns the compiled kernel, its
+      // `get_profiler()` a profiler that runs it.
+      if (Meth == "compile" &&
+          (Obj.K == Ref::TritonKernel || Obj.K == Ref::OwnFunction)) {
+        if (const PyFunc *G = findFunc(Obj.S)) {
+          if (G->ReturnsOutputs)
+            return Ref::of(Ref::KernelHandle, Obj.S);
+          if (G->JitFactory && G->Returns.K == Ref::TritonKernel)
+            return Ref::of(Ref::KernelHandle, G->Returns.S);
+        }
+      }
+      if (Meth == "get_profiler" && Obj.K == Ref::KernelHandle)
+        return Ref::of(Ref::Profiler, Obj.S);
       if ((Obj.K == Ref::Tensor || Obj.K == Ref::MaybeTensor) &&
           !oneOf(Meth, NonTensorMethods))
         return Ref::of(Ref::Tensor);
+      if (Obj.K == Ref::CupyArray && !oneOf(Meth, NonTensorMethods) &&
+          !oneOf(Meth, ContainerMethods))
+        return Obj;
     }
     return {};
   }
@@ -1470,17 +1849,36 @@ void PythonModelBuilder::visitCall(PyNode Call, FnState &St) {
         Ref R = resolve(V, St);
         if (R.K == Ref::OwnFunction)
           addSite(St, V, SiteKind::Call, funcName(R.S), R.S);
+        // `cute.compile(obj, ...)` traces the object's `@cute.jit __call__`.
+        if (R.K == Ref::OwnInstance && Q == "cutlass.cute.compile")
+          if (Ref Fn = classMember(R.S, "__call__"); Fn.K == Ref::OwnFunction)
+            addSite(St, V, SiteKind::Call, funcName(Fn.S), Fn.S);
       }
     return;
   }
   switch (C.K) {
-  case Ref::OwnFunction:
+  case Ref::OwnFunction: {
     addSite(St, Call, SiteKind::Call, funcName(C.S), C.S);
     recordArgs(C.S, Call.field("arguments"), St);
+    // An autotuned TileLang factory compiles and runs (benchmarks) the
+    // kernel it builds when called.
+    const PyFunc *G = findFunc(C.S);
+    if (G && G->Autotuned && G->JitFactory &&
+        G->Returns.K == Ref::TritonKernel)
+      addSite(St, Call, SiteKind::Launch, funcName(G->Returns.S),
+              G->Returns.S);
     return;
+  }
   case Ref::TritonKernel:
     // Calling a @triton.jit function directly (not through [grid]) from
-    // host code does not launch it.
+    // host code does not launch it; calling an eager `@tilelang.jit`
+    // function or a cupyx.jit kernel does.
+    if (const PyFunc *K = findFunc(C.S); K && K->LaunchOnCall)
+      addSite(St, Call, SiteKind::Launch, funcName(C.S), C.S);
+    return;
+  case Ref::KernelHandle:
+    // A compiled TileLang kernel: its call launches it.
+    addSite(St, Call, SiteKind::Launch, funcName(C.S), C.S);
     return;
   case Ref::OwnClass: {
     auto It = Classes.find(C.S);
@@ -1520,11 +1918,53 @@ void PythonModelBuilder::visitCall(PyNode Call, FnState &St) {
   if (Fn.is("attribute")) {
     StringRef Meth = Fn.field("attribute").text();
     Ref Obj = resolve(Fn.field("object"), St);
+    // A TileLang profiler runs its kernel (`assert_allclose(ref)` runs the
+    // reference too; `do_bench(fn)` runs fn, `do_bench()` the kernel).
+    if (Obj.K == Ref::Profiler &&
+        (Meth == "assert_allclose" || Meth == "manual_assert_close" ||
+         Meth == "run_once" || Meth == "do_bench")) {
+      PyNode First;
+      for (PyNode A : Call.field("arguments").namedChildren()) {
+        if (A.is("keyword_argument")) {
+          StringRef K = A.field("name").text();
+          if (K == "func" || K == "reference_program")
+            First = A.field("value");
+          continue;
+        }
+        if (!A.is("comment") && !First)
+          First = A;
+      }
+      Ref Arg = First ? resolve(First, St) : Ref();
+      // The profiler calls the function it is given with the kernel's
+      // inputs: tensors (a reference program, a lambda).
+      if (Arg.K == Ref::OwnFunction) {
+        addSite(St, First, SiteKind::Call, funcName(Arg.S), Arg.S);
+        suppliesTensors(Arg.S);
+      } else if (First && First.is("lambda")) {
+        std::map<std::string, Ref> Saved = St.Locals;
+        if (PyNode Ps = First.field("parameters"))
+          for (PyNode P : Ps.namedChildren())
+            if (P.is("identifier"))
+              St.Locals[P.text().str()] = Ref::of(Ref::Tensor);
+        walk(First.field("body"), St);
+        St.Locals = std::move(Saved);
+      }
+      bool Kernel = Meth != "do_bench" || !First ||
+                    Arg.K == Ref::KernelHandle ||
+                    (First.is("attribute") &&
+                     First.field("attribute").text() == "func" &&
+                     resolve(First.field("object"), St).K == Ref::Profiler);
+      if (Kernel)
+        addSite(St, Call, SiteKind::Launch, funcName(Obj.S), Obj.S);
+      return;
+    }
     if (Meth == "synchronize" || Meth == "wait_stream" || Meth == "wait_event")
       St.PF->Joins = true;
     if ((Obj.K == Ref::Tensor || Obj.K == Ref::MaybeTensor) &&
         !oneOf(Meth, ContainerMethods))
       addSite(St, Call, SiteKind::Call, ("at::Tensor::" + Meth).str());
+    if (Obj.K == Ref::CupyArray && !oneOf(Meth, ContainerMethods))
+      addSite(St, Call, SiteKind::Call, ("cupy::ndarray::" + Meth).str());
     // A cache written through a method: CACHE.update(...), self.c.append(x)
     if (!St.Init && oneOf(Meth, ContainerMethods) &&
         (Meth == "append" || Meth == "update" || Meth == "setdefault" ||
@@ -1608,10 +2048,15 @@ void PythonModelBuilder::visitAssign(PyNode N, FnState &St) {
       if (!C.is("identifier"))
         walk(C, St);
   if (Augmented) {
-    Ref LV = resolve(L, St);
-    if (LV.K == Ref::Tensor || resolve(R, St).K == Ref::Tensor)
+    Ref LV = resolve(L, St), RV = resolve(R, St);
+    if (LV.K == Ref::Tensor || RV.K == Ref::Tensor)
       addSite(St, N, SiteKind::Call,
               ("at::Tensor::operator" + N.field("operator").text()).str());
+    else if (LV.K == Ref::CupyArray || RV.K == Ref::CupyArray)
+      addSite(St, N, SiteKind::Call,
+              ("cupy::ndarray::operator" + N.field("operator").text()).str());
+  } else if (L && L.is("subscript") && isEnviron(L.field("value"))) {
+    addSite(St, L.field("value"), SiteKind::Call, "os::environ::__setitem__");
   } else if (L && L.is("subscript") && R &&
              resolve(L.field("value"), St).K == Ref::Tensor) {
     // `out[...] = x` copies into the tensor (`out[mask] = 0` fills it).
@@ -1664,11 +2109,31 @@ void PythonModelBuilder::walk(PyNode N, FnState &St) {
     return;
   if (Ty == "function_definition" || Ty == "class_definition" ||
       Ty == "decorated_definition") {
-    // Nested definitions run when called; their bodies count as the
-    // holder's (closures, local helpers).
     PyNode D = N;
     if (Ty == "decorated_definition")
       D = N.field("definition");
+    // Kernels and classes defined here have nodes of their own: the name
+    // is bound to them, and a class's methods count as part of the holder
+    // (its code runs when the holder uses the class).
+    auto It = NestedByDef.find(D.startByte());
+    if (It != NestedByDef.end()) {
+      std::string Name = D.field("name").text().str();
+      if (!It->second.Class) {
+        const PyFunc *K = findFunc(It->second.Key);
+        St.Locals[Name] = K && K->Device ? Ref()
+                                         : Ref::of(Ref::TritonKernel,
+                                                   It->second.Key);
+        return;
+      }
+      St.Locals[Name] = Ref::of(Ref::OwnClass, It->second.Key);
+      for (auto &KV : Classes[It->second.Key].Methods)
+        if (!Funcs[KV.second].Triton)
+          addSite(St, D.field("name"), SiteKind::Call, funcName(KV.second),
+                  KV.second);
+      return;
+    }
+    // Other nested definitions run when called; their bodies count as the
+    // holder's (closures, local helpers).
     walk(D.field("body"), St);
     return;
   }
@@ -1708,14 +2173,23 @@ void PythonModelBuilder::walk(PyNode N, FnState &St) {
     // Compute only with an operand known to be a tensor; `is`, `in` (and
     // their negations) test identity and membership, never tensor values.
     StringRef Op = operatorOf(N);
-    bool Tensor = false;
+    bool Tensor = false, Cupy = false;
     if (!identityOrMembership(Op))
-      for (PyNode C : N.namedChildren())
-        Tensor |= resolve(C, St).K == Ref::Tensor;
-    if (Tensor) {
-      PyNode At = N.field("operator");
+      for (PyNode C : N.namedChildren()) {
+        Ref::Kind K = resolve(C, St).K;
+        Tensor |= K == Ref::Tensor;
+        Cupy |= K == Ref::CupyArray;
+      }
+    PyNode At = N.field("operator");
+    if (Tensor)
       addSite(St, At ? At : N, SiteKind::Call, operatorName(Op));
-    }
+    else if (Cupy)
+      addSite(St, At ? At : N, SiteKind::Call,
+              ("cupy::ndarray::operator" + Op).str());
+    // `"SEED" in os.environ` reads the environment as `os.environ.get` does.
+    if (Ty == "comparison_operator" && Op.ends_with("in") &&
+        N.numNamed() == 2 && isEnviron(N.named(1)))
+      addSite(St, N.named(1), SiteKind::Call, "os::environ::__contains__");
     for (PyNode C : N.namedChildren())
       walk(C, St);
     return;
@@ -1725,10 +2199,22 @@ void PythonModelBuilder::walk(PyNode N, FnState &St) {
       std::vector<PyNode> Vals = C.is("expression_list") || C.is("tuple")
                                      ? C.namedChildren()
                                      : std::vector<PyNode>{C};
-      for (PyNode V : Vals)
-        St.ReturnsTensor |= resolve(V, St).K == Ref::Tensor;
+      for (PyNode V : Vals) {
+        Ref R = resolve(V, St);
+        St.ReturnsTensor |= R.K == Ref::Tensor;
+        if (Ty == "return_statement" && Vals.size() == 1 &&
+            St.Returns.K == Ref::None &&
+            (R.K == Ref::TritonKernel || R.K == Ref::KernelHandle))
+          St.Returns = R;
+      }
       walk(C, St);
     }
+    return;
+  }
+  // `os.environ["X"]` reads the environment.
+  if (Ty == "subscript" && isEnviron(N.field("value"))) {
+    addSite(St, N.field("value"), SiteKind::Call, "os::environ::__getitem__");
+    walk(N.field("subscript"), St);
     return;
   }
   for (PyNode C : N.namedChildren())
@@ -1783,7 +2269,10 @@ PythonModelBuilder::params(const PyFunc &F) {
         P.is("default_parameter")) {
       Id = P.is("typed_parameter") ? P.named(0) : P.field("name");
       StringRef Ty = P.field("type").text();
-      Pa.Tensor = Ty.contains("Tensor");
+      Pa.Tensor = torchTensorAnnotation(Ty);
+      // A type of another imported module (`cute.Tensor`, `cutlass.Int32`,
+      // `np.ndarray`) is not PyTorch's tensor.
+      Pa.Foreign = !Pa.Tensor && foreignAnnotation(Ty);
       Pa.NonTensor = !Pa.Tensor && !Ty.empty() && scalarAnnotation(Ty);
       PyNode Def = P.field("value");
       if (Def && Def.is("unary_operator"))
@@ -1862,7 +2351,70 @@ void PythonModelBuilder::recordArgs(const std::string &Callee, PyNode Args,
       F.TensorishArgs.insert(Name);
     if (R.K == Ref::Tensor && F.TensorParams.insert(Name).second)
       Promoted = true;
+    if (R.K == Ref::CupyArray && F.CupyParams.insert(Name).second)
+      Promoted = true;
+    if (R.K == Ref::KernelHandle && F.HandleParams[Name] != R.S) {
+      F.HandleParams[Name] = R.S;
+      Promoted = true;
+    }
   }
+}
+
+bool PythonModelBuilder::foreignAnnotation(StringRef Ty) {
+  bool Foreign = false;
+  for (size_t I = 0; I < Ty.size();) {
+    if (!(isAlpha(Ty[I]) || Ty[I] == '_')) {
+      ++I;
+      continue;
+    }
+    size_t E = I;
+    while (E < Ty.size() && (isAlnum(Ty[E]) || Ty[E] == '_' || Ty[E] == '.'))
+      ++E;
+    StringRef Head = Ty.slice(I, E).split('.').first;
+    I = E;
+    auto A = Aliases.find(Head);
+    if (A == Aliases.end() || isOwn(A->second))
+      continue; // own types may alias tensors (GPU MODE's `input_t`)
+    StringRef Mod = A->second;
+    if (Mod.starts_with("torch"))
+      return false;
+    if (!Mod.starts_with("typing") && !Mod.starts_with("collections"))
+      Foreign = true;
+  }
+  return Foreign;
+}
+
+void PythonModelBuilder::suppliesTensors(const std::string &Callee) {
+  auto FIt = Funcs.find(Callee);
+  if (FIt == Funcs.end())
+    return;
+  PyFunc &F = FIt->second;
+  for (const PyParam &P : params(F))
+    if (!P.Receiver && !P.NonTensor && !P.Foreign &&
+        F.TensorParams.insert(P.Name).second)
+      Promoted = true;
+}
+
+bool PythonModelBuilder::torchTensorAnnotation(StringRef Ty) {
+  // Every dotted name ending in `Tensor`: PyTorch's unless its module is
+  // imported from elsewhere (`cute` = `cutlass.cute`).
+  bool Torch = false;
+  size_t From = 0;
+  while ((From = Ty.find("Tensor", From)) != StringRef::npos) {
+    size_t End = From + 6, Begin = From;
+    From = End;
+    if (End < Ty.size() && (isAlnum(Ty[End]) || Ty[End] == '_'))
+      continue; // `TensorList`, `TensorSpec`
+    while (Begin && (isAlnum(Ty[Begin - 1]) || Ty[Begin - 1] == '_' ||
+                     Ty[Begin - 1] == '.'))
+      --Begin;
+    StringRef Name = Ty.slice(Begin, End);
+    StringRef Head = Name.split('.').first;
+    auto A = Aliases.find(Head);
+    if (A == Aliases.end() || StringRef(A->second).starts_with("torch"))
+      Torch = true; // `torch.Tensor`, `Tensor`, an unknown module's
+  }
+  return Torch;
 }
 
 void PythonModelBuilder::walkFunction(PyFunc &F) {
@@ -1873,9 +2425,9 @@ void PythonModelBuilder::walkFunction(PyFunc &F) {
   Node.Pos = pos(F.Main ? F.Def : F.Script ? F.Body : F.Def.field("name"));
   Node.HasBody = true;
   Node.IsKernel = F.Triton;
-  Node.IsDeviceOnly = F.Triton;
-  if (F.Triton)
-    return; // device code: tl.* is the DSL
+  Node.IsDeviceOnly = F.Triton || F.Device;
+  if (F.Triton || F.Device)
+    return; // device code: tl.* (T.*, cute.*) is the DSL
   FnState St;
   St.F = &F;
   St.Node = &Node;
@@ -1909,10 +2461,18 @@ void PythonModelBuilder::walkFunction(PyFunc &F) {
     }
     First = false;
     Ref V;
-    if (P.Tensor || (!P.NonTensor && (HarnessParams || Used.count(P.Name) ||
-                                      F.TensorParams.count(P.Name))))
+    if (auto H = F.HandleParams.find(P.Name);
+        H != F.HandleParams.end() && !P.Tensor)
+      V = Ref::of(Ref::KernelHandle, H->second); // a compiled kernel passed in
+    else if (!P.Tensor && !P.NonTensor && !P.Foreign &&
+        F.CupyParams.count(P.Name) && !F.TensorParams.count(P.Name))
+      V = Ref::of(Ref::CupyArray); // a caller passes a CuPy array
+    else if (P.Tensor ||
+             (!P.NonTensor &&
+              (HarnessParams || (!P.Foreign && (Used.count(P.Name) ||
+                                                F.TensorParams.count(P.Name))))))
       V = Ref::of(Ref::Tensor), St.TensorParams.insert(P.Name);
-    else if (!P.NonTensor)
+    else if (!P.NonTensor && !P.Foreign)
       V = Ref::of(Ref::MaybeTensor);
     St.Locals[P.Name] = V;
   }
@@ -1938,6 +2498,13 @@ void PythonModelBuilder::walkFunction(PyFunc &F) {
   } else {
     walk(bodyOf(F), St);
   }
+  // What it returns, for its callers (a kernel built here): once known, it
+  // stays known (the passes only learn more).
+  if (St.Returns.K != Ref::None &&
+      (F.Returns.K != St.Returns.K || F.Returns.S != St.Returns.S)) {
+    F.Returns = St.Returns;
+    Promoted = true;
+  }
   if (Memo) {
     // Memoising can replay outputs only when the function takes or returns
     // tensors (or a caller passes it tensors or unknown values); a cached
@@ -1962,6 +2529,8 @@ void PythonModelBuilder::buildFunctions() {
   size_t Pending = Facts.PendingSites.size();
   for (unsigned Pass = 0; Pass < 4; ++Pass) {
     Promoted = false;
+    if (Pass)
+      bindModuleVars();
     Facts.PendingSites.resize(Pending);
     for (auto &KV : Funcs) {
       M.Functions[KV.first].Sites.clear();
@@ -2052,7 +2621,8 @@ void PythonModelBuilder::chooseEntries(const std::vector<std::string> &Names,
     HarnessEntry = true;
     return;
   }
-  EntryReason = "its module-level functions are entries a harness calls";
+  EntryWhat = "its module-level functions";
+  EntryReason = EntryWhat + " are entries a harness calls";
   bool Any = false;
   if (!ScriptKey.empty()) {
     Mark(ScriptKey);
@@ -2061,17 +2631,31 @@ void PythonModelBuilder::chooseEntries(const std::vector<std::string> &Names,
     Any = true;
   }
   for (auto &KV : Funcs)
-    if (KV.second.Module && !KV.second.Triton) {
+    if (KV.second.Module && !KV.second.Triton && !KV.second.Device) {
       Mark(KV.first);
       Any = true;
     }
   if (Any)
     return;
-  EntryReason = "its modules' 'forward' methods are entries a harness calls";
-  for (auto &KV : Classes)
-    if (KV.first != "Model")
-      if (Ref F = classMember(KV.first, "forward"); F.K == Ref::OwnFunction)
-        Mark(F.S);
+  // A class's `forward`, else its `__call__` (a CuTe DSL class's `@cute.jit`
+  // host function): what its users call.
+  EntryWhat = "its classes' 'forward' (else '__call__') methods";
+  EntryReason = EntryWhat + " are entries a harness calls";
+  for (auto &KV : Classes) {
+    if (KV.first == "Model" || StringRef(KV.first).contains('.'))
+      continue; // the reference model; classes nested in functions
+    Ref F = classMember(KV.first, "forward");
+    if (F.K != Ref::OwnFunction)
+      F = classMember(KV.first, "__call__");
+    if (F.K == Ref::OwnFunction) {
+      Mark(F.S);
+      Any = true;
+    }
+  }
+  if (!Any) {
+    EntryWhat = "it has no host function to be an entry";
+    EntryReason = EntryWhat;
+  }
 }
 
 void PythonModelBuilder::useMainEntry() {
@@ -2268,6 +2852,19 @@ SubmissionResult atrex::lint::lintPythonFile(StringRef File, const Policy &P,
       AO.Mode = AnalysisMode::Program;
       AO.ModeReason = "a script with a '__main__' block and no ModelNew or "
                       "custom_kernel";
+    } else if (!B.HarnessEntry && B.ScriptKey.empty() && B.inPackage()) {
+      // A module of a package is imported, not run: an ops module, a
+      // kernel library. (A stand-alone file's functions stay entries a
+      // harness calls: agent sandboxes call `run()` of a `candidate.py`.)
+      AO.Mode = AnalysisMode::Library;
+      AO.ModeReason = "a module of package '" + B.package() +
+                      "' with no harness entry (ModelNew, custom_kernel), no "
+                      "'__main__' block and no top-level script code: "
+                      "library code, " +
+                      B.EntryWhat +
+                      (StringRef(B.EntryWhat).starts_with("its ")
+                           ? " each on its own"
+                           : "");
     } else {
       AO.Mode = AnalysisMode::Submission;
       AO.ModeReason = B.EntryReason;
@@ -2299,5 +2896,28 @@ SubmissionResult atrex::lint::lintPythonFile(StringRef File, const Policy &P,
                    });
   R.Files = M.Files;
   decideVerdict(R);
+  // A Python module's kernels are launched by Python host code, which is
+  // here: library code none of whose functions launches one of its kernels
+  // runs none (a verdict without a finding, as for C++ library code that
+  // defines no kernel).
+  if (R.Mode == AnalysisMode::Library && R.V == Verdict::Adopted &&
+      !R.Kernels.empty()) {
+    unsigned Launched = 0;
+    for (const KernelInfo &K : R.Kernels)
+      Launched += K.Launched;
+    if (!R.Reasons.empty() && StringRef(R.Reasons.back()).starts_with("adopted"))
+      R.Reasons.pop_back();
+    std::string N = std::to_string(R.Kernels.size());
+    if (!Launched) {
+      R.V = Verdict::NoKernel;
+      R.Reasons.push_back("no-kernel: library module: none of its " + N +
+                          " kernel(s) is launched by its functions");
+    } else {
+      R.Reasons.push_back("adopted: library module: " +
+                          std::to_string(Launched) + " of its " + N +
+                          " kernel(s) launched by its functions, no "
+                          "delegation or evasion");
+    }
+  }
   return Finish(std::move(R));
 }

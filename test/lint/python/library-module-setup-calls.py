@@ -1,8 +1,11 @@
 # A kernel module whose top level only sets things up (warnings, logging,
-# registrations) is no script: its functions are the entries, as before.
+# registrations, a library's `set_*`/`enable_*`/`disable_*` configuration)
+# is no script: its functions are the entries, as before.
 # RUN: atrex-lint --no-snippets %s 2>&1 | FileCheck %s
 import logging
 import warnings
+
+import numpy as np
 
 import torch
 import triton
@@ -10,6 +13,7 @@ import triton.language as tl
 
 warnings.filterwarnings("ignore")
 logging.basicConfig(level=logging.INFO)
+np.set_printoptions(precision=4)
 
 
 @triton.jit
