@@ -91,3 +91,5 @@ for sub in both["submissions"]:
 json.dump(out, open(f"{d}/plan-suite.json", "w"), indent=1, sort_keys=True)
 print("plan-suite.json:", sum(len(s["problems"]) for s in out["submissions"]), "units")
 PY
+# plan-suite-{naive,production}.json: each set alone on the 327 problems (its own wall time).
+python3 "$D/split-suite-plan.py"

@@ -1,13 +1,17 @@
 //===- atrex-gate-worker.cpp - Run one problem of a gate plan -------------===//
 //
-// Child process of atrex-gate: loads the compiled submission, runs the
-// correctness and performance stages for one problem, attributes every
-// launch, and writes its report as JSON lines on file descriptor 3 (each
-// line the cumulative report so far; the parent keeps the last complete one
-// and writes the result). The secret seed arrives on stdin, never in argv or
-// the environment.
+// Child process of atrex-gate: loads the compiled submission once, then runs
+// the correctness and performance stages of each unit of its job (the
+// problems of one submission, in order; docs/gate.md, "Worker batches"),
+// attributes every launch, and writes its report as JSON lines on file
+// descriptor 3 (each line the cumulative report of the current unit, with
+// its "unit"; a line with "status" ends that unit; the parent keeps the last
+// complete line of each unit and writes the results). After a unit that does
+// not pass, the worker exits: the parent runs the rest in a fresh worker. The
+// secret seeds (one per unit) arrive on stdin, never in argv or the
+// environment.
 //
-//   atrex-gate-worker --job JOB.json < seed
+//   atrex-gate-worker --job JOB.json < "seed1 ... seedN [key]"
 //
 //===----------------------------------------------------------------------===//
 #include "atrex-rt/Attribution.h"
@@ -30,6 +34,7 @@
 #include <cstdio>
 #include <climits>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
 #include <csignal>
 #include <dlfcn.h>
@@ -46,10 +51,12 @@ namespace {
 
 Json gReport = Json::object();
 
-// Where the worker's seconds go (report `stage_seconds`): from process start
-// to the end of each stage (setup: CUDA, torch and the submission loaded).
-const auto gStart = std::chrono::steady_clock::now();
-std::string gTimedStage;
+// Where the worker's seconds go (report `stage_seconds`): from the unit's
+// start (the first unit of a worker: the process start) to the end of each
+// stage (setup: CUDA, torch and the submission loaded, for later units the
+// unit's own setup), and, in the first unit, `cuda_ready` and
+// `library_loaded` on the way.
+auto gStart = std::chrono::steady_clock::now();
 Json gStageSeconds = Json::object();
 void stageEnds(const std::string &stage) {
   gStageSeconds.set(stage, std::chrono::duration<double>(std::chrono::steady_clock::now() - gStart).count());
@@ -105,8 +112,8 @@ void emit() {
   std::fflush(gReportOut);
 }
 
-[[noreturn]] void finish(const std::string &status, const std::string &stage,
-                         const std::string &reason) {
+// The current unit's final line (the one with "status").
+void endUnit(const std::string &status, const std::string &stage, const std::string &reason) {
   stageEnds(stage == protocol::kStageDone ? protocol::kStagePerformance : stage);
   gReport.set("status", status);
   gReport.set("stage", stage);
@@ -115,6 +122,14 @@ void emit() {
   if (gCudaReady)
     gReport.set("gpu_memory", gpuMemory());
   emit();
+}
+
+// Ends the current unit and the process: after a unit that did not pass, the
+// parent gives the units left to a fresh worker (whatever the failure left
+// behind in this process — a sticky CUDA error, a corrupted heap — stays here).
+[[noreturn]] void finish(const std::string &status, const std::string &stage,
+                         const std::string &reason) {
+  endUnit(status, stage, reason);
   std::fflush(nullptr);
   _exit(status == "error" ? 2 : 0);
 }
@@ -584,6 +599,33 @@ int probe() {
   return 0;
 }
 
+// What stays the same for every unit of a worker's job: the run kind, the
+// attribution subscription, the device and the loaded submission.
+struct Process {
+  std::string run;
+  bool attributed = false, cleanRun = false, correctnessOnly = false;
+  bool deviceWideForced = false; // ATREX_GATE_DEVICE_WIDE=1
+  Json attribution;              // {available, error?}
+  Json env, integrity;
+  cudaDeviceProp prop{};
+  Nvml nvml;
+  // The L2 flush buffer (zeroed once; its size depends on the L2 alone), kept
+  // for every unit: allocating and zeroing 256 MiB per unit cost time.
+  at::Tensor flush, flushSink;
+};
+
+// One unit of the job: {unit, shape, graphs?, device_wide?, kernel_time_calls?}.
+struct UnitJob {
+  int64_t unit = -1;
+  ShapeMap shape;
+  bool graphsAllowed = false;
+  bool deviceWide = false;
+  int64_t kernelTimeCalls = 0;
+  uint64_t seed = 0;
+};
+
+void runUnit(Worker &w, Process &p, const UnitJob &u);
+
 int workerMain(int argc, char **argv) {
   for (int sig : {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL})
     signal(sig, crashHandler);
@@ -599,7 +641,7 @@ int workerMain(int argc, char **argv) {
     else if (a == "--probe")
       return probe();
     else {
-      std::cerr << "usage: atrex-gate-worker --job JOB.json < seed\n"
+      std::cerr << "usage: atrex-gate-worker --job JOB.json < \"SEED... [KEY]\"\n"
                    "       atrex-gate-worker --probe\n";
       return 2;
     }
@@ -608,94 +650,139 @@ int workerMain(int argc, char **argv) {
     finish("error", "setup", "no --job given");
   gPhaseFd = open((jobPath + ".phase").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   markPhase('g');
-
-  Json job;
-  std::set<uint64_t> own;
-  try {
-    job = parseJsonFile(jobPath);
-    for (const Json &h : job.get("own_fnv1a64")->asArray())
-      own.insert(std::stoull(h.asString(), nullptr, 16));
-  } catch (const std::exception &e) {
-    finish("error", "setup", e.what());
-  }
-  uint64_t seed = 0;
-  if (!(std::cin >> seed))
-    finish("error", "setup", "no seed on stdin");
-  std::string key;
-  if (std::cin >> key)
-    gReportKey = key; // absent when run by hand (echo SEED | atrex-gate-worker ...)
-  if (!gReportKey.empty()) {
+  // stdin: one seed per unit of the job, in job order, then the report key
+  // (32 hex digits; absent when run by hand: echo SEED | atrex-gate-worker
+  // ...). All of it is read first, so that even errors in the job document
+  // reach the parent keyed, and the candidate, loaded later, finds nothing
+  // left to read.
+  std::vector<std::string> stdinWords;
+  for (std::string word; std::cin >> word;)
+    stdinWords.push_back(word);
+  if (!stdinWords.empty() && stdinWords.back().size() == 32) {
+    gReportKey = stdinWords.back();
+    stdinWords.pop_back();
     gPhaseText = gReportKey + " g";
     markPhase('g');
   }
-  // What this run is for comes in the job document (docs/gate.md, "Worker
-  // runs"), not the environment: the attributed run (the verdict), the clean
-  // timing run (the time; may replay graphs when the attributed run saw no
-  // side streams; CUPTI kernel times for the own-time share) or the memcheck
-  // run (the correctness trials only).
-  std::string run = job.getString("run", protocol::kRunAttributed);
-  if (run != protocol::kRunAttributed && run != protocol::kRunClean && run != protocol::kRunMemcheck)
-    finish(protocol::kError, protocol::kStageSetup, "job '" + jobPath + "': unknown run '" + run + "'");
-  const bool cleanRun = run == protocol::kRunClean;
-  const bool correctnessOnly = run == protocol::kRunMemcheck;
-  const bool graphsAllowed = job.getBool("graphs", false);
-  const int64_t kernelTimeCalls = job.getInt("kernel_time_calls", 0);
-  // CUPTI device-wide spans in the clean run: asked for by the parent when the
-  // attributed run saw side streams (ATREX_GATE_DEVICE_WIDE=1 forces them, for
-  // measuring their cost: silu_and_mul read 8% slower with them on the H200).
-  const bool deviceWideWanted = job.getBool("device_wide", false) || envFlag("ATREX_GATE_DEVICE_WIDE");
-  gReport.set("run", run);
+
+  // The job document (docs/gate.md, "Worker runs"): what this run is for and
+  // the units it runs, never the environment. Errors in it are the gate's
+  // and are reported for the job's first unit (the current one).
+  Json job;
+  std::set<uint64_t> own;
+  std::vector<UnitJob> units;
+  Worker w;
+  auto bad = [&](const std::string &what) {
+    finish(protocol::kError, protocol::kStageSetup, "job '" + jobPath + "': " + what);
+  };
+  try {
+    job = parseJsonFile(jobPath);
+  } catch (const std::exception &e) {
+    finish(protocol::kError, protocol::kStageSetup, e.what());
+  }
+  if (const Json *u = job.isObject() ? job.get("units") : nullptr;
+      u && u->isArray() && u->size() > 0 && u->asArray()[0].isObject() && u->asArray()[0].get("unit") &&
+      u->asArray()[0].get("unit")->isNumber())
+    gReport.set("unit", u->asArray()[0].getInt("unit", -1));
+  if (!job.isObject() || job.getString("schema", "") != protocol::kJobSchema)
+    bad(std::string("not an ") + protocol::kJobSchema + " document");
+  try {
+    for (const Json &h : job.get("own_fnv1a64")->asArray())
+      own.insert(std::stoull(h.asString(), nullptr, 16));
+    w.spec = findOpSpec(job.getString("operator", ""));
+    if (!w.spec)
+      bad("unknown operator '" + job.getString("operator", "") + "'");
+    const Json *ul = job.get("units");
+    if (!ul || !ul->isArray() || ul->size() == 0)
+      bad("'units' must be a non-empty array");
+    for (size_t i = 0; i < ul->size(); ++i) {
+      const Json &e = ul->asArray()[i];
+      std::string where = "units[" + std::to_string(i) + "]: ";
+      if (!e.isObject() || !e.get("unit") || !e.get("unit")->isNumber() || !e.get("shape"))
+        bad(where + "needs 'unit' (a number) and 'shape'");
+      UnitJob uj;
+      uj.unit = e.getInt("unit", -1);
+      try {
+        uj.shape = shapeFromJson(*w.spec, *e.get("shape"));
+      } catch (const std::exception &ex) {
+        bad(where + ex.what());
+      }
+      uj.graphsAllowed = e.getBool("graphs", false);
+      uj.deviceWide = e.getBool("device_wide", false);
+      uj.kernelTimeCalls = e.getInt("kernel_time_calls", 0);
+      units.push_back(uj);
+    }
+    if (!job.get("settings") || !job.get("settings")->isObject())
+      bad("'settings' must be an object");
+    w.settings = *job.get("settings");
+  } catch (const JsonError &e) {
+    bad(e.what());
+  }
+  if (stdinWords.size() != units.size())
+    finish(protocol::kError, protocol::kStageSetup,
+           "stdin holds " + std::to_string(stdinWords.size()) + " seed(s) for the job's " +
+               std::to_string(units.size()) + " unit(s) (one seed per unit, then the report key)");
+  for (size_t i = 0; i < units.size(); ++i) {
+    char *end = nullptr;
+    errno = 0;
+    units[i].seed = std::strtoull(stdinWords[i].c_str(), &end, 10);
+    if (stdinWords[i].empty() || *end || errno)
+      finish(protocol::kError, protocol::kStageSetup,
+             "stdin: seed " + std::to_string(i) + " '" + stdinWords[i].substr(0, 40) + "' is not a number");
+  }
+  // The attributed run (the verdict), the clean timing run (the time; may
+  // replay graphs when the attributed run saw no side streams; CUPTI kernel
+  // times for the own-time share) or the memcheck run (the correctness
+  // trials only).
+  Process p;
+  p.run = job.getString("run", protocol::kRunAttributed);
+  if (p.run != protocol::kRunAttributed && p.run != protocol::kRunClean && p.run != protocol::kRunMemcheck)
+    bad("unknown run '" + p.run + "'");
+  p.cleanRun = p.run == protocol::kRunClean;
+  p.correctnessOnly = p.run == protocol::kRunMemcheck;
+  // CUPTI device-wide spans in the clean run: asked for per unit by the parent
+  // when the attributed run saw side streams (ATREX_GATE_DEVICE_WIDE=1 forces
+  // them, for measuring their cost: silu_and_mul read 8% slower with them on
+  // the H200).
+  p.deviceWideForced = envFlag("ATREX_GATE_DEVICE_WIDE");
+  gReport.set("run", p.run);
   // Attribution first: before the first CUDA call of the process.
   std::string attrError;
-  bool attributed = false;
-  if (run != protocol::kRunAttributed)
-    attrError = "not subscribed in the " + run + " run";
+  if (p.run != protocol::kRunAttributed)
+    attrError = "not subscribed in the " + p.run + " run";
   else if (envFlag("ATREX_GATE_NO_ATTRIBUTION")) // by hand, e.g. under ncu
     attrError = "disabled by ATREX_GATE_NO_ATTRIBUTION";
   else
-    attributed = attr::start(own, ATREX_RT_SANITIZER_LIB, attrError);
+    p.attributed = attr::start(own, ATREX_RT_SANITIZER_LIB, attrError);
   attr::setGateThread();
-  Json attribution = Json::object();
-  attribution.set("available", attributed);
-  if (!attributed)
-    attribution.set("error", attrError);
-
-  Worker w;
-  w.spec = findOpSpec(job.getString("operator", ""));
-  if (!w.spec)
-    finish("error", "setup", "unknown operator in job");
-  try {
-    w.shape = shapeFromJson(*w.spec, *job.get("shape"));
-  } catch (const std::exception &e) {
-    finish("error", "setup", e.what());
-  }
-  w.settings = *job.get("settings");
+  p.attribution = Json::object();
+  p.attribution.set("available", p.attributed);
+  if (!p.attributed)
+    p.attribution.set("error", attrError);
 
   // Environment.
   if (!at::hasCUDA())
     finish("error", "setup", "no CUDA device visible to the worker");
   at::globalContext().setAllowTF32CuBLAS(false);
   at::globalContext().setAllowTF32CuDNN(false);
-  cudaDeviceProp prop;
-  cudaGetDeviceProperties(&prop, 0);
+  cudaGetDeviceProperties(&p.prop, 0);
   int driver = 0, runtime = 0;
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime);
-  Nvml nvml;
-  nvml.init(0);
-  Json env = Json::object();
-  env.set("gpu", prop.name);
-  env.set("sm_count", prop.multiProcessorCount);
-  env.set("l2_bytes", prop.l2CacheSize);
-  env.set("cuda_driver", driver);
-  env.set("cuda_runtime", runtime);
-  env.set("torch", ATREX_RT_TORCH_VERSION);
-  env.set("nvml", nvml.sample());
-  gReport.set("env", env);
-  gReport.set("attribution", attribution);
+  p.nvml.init(0);
+  p.env = Json::object();
+  p.env.set("gpu", p.prop.name);
+  p.env.set("sm_count", p.prop.multiProcessorCount);
+  p.env.set("l2_bytes", p.prop.l2CacheSize);
+  p.env.set("cuda_driver", driver);
+  p.env.set("cuda_runtime", runtime);
+  p.env.set("torch", ATREX_RT_TORCH_VERSION);
+  p.env.set("nvml", p.nvml.sample());
+  gReport.set("env", p.env);
+  gReport.set("attribution", p.attribution);
   std::string wantGpu = w.settings.getString("gpu", "");
-  if (!wantGpu.empty() && std::string(prop.name).find(wantGpu) == std::string::npos)
-    finish("error", "setup", "plan expects GPU '" + wantGpu + "', found '" + prop.name + "'");
+  if (!wantGpu.empty() && std::string(p.prop.name).find(wantGpu) == std::string::npos)
+    finish("error", "setup", "plan expects GPU '" + wantGpu + "', found '" + p.prop.name + "'");
   // The caching allocator initialises lazily, and neither its memory fraction
   // nor its statistics exist before that (found on the H200: "Allocator not
   // initialized for device"): one small allocation first.
@@ -706,9 +793,10 @@ int workerMain(int argc, char **argv) {
   // torch's out-of-memory error. cudaMalloc called directly is not capped.
   gGpuLimitMb = w.settings.getInt("gpu_mb", 0);
   if (gGpuLimitMb > 0) {
-    double fraction = static_cast<double>(gGpuLimitMb) * (1 << 20) / static_cast<double>(prop.totalGlobalMem);
+    double fraction = static_cast<double>(gGpuLimitMb) * (1 << 20) / static_cast<double>(p.prop.totalGlobalMem);
     c10::cuda::CUDACachingAllocator::setMemoryFraction(std::min(1.0, fraction), 0);
   }
+  stageEnds("cuda_ready");
 
   // Load the submission.
   std::string so = job.getString("library", "");
@@ -720,21 +808,62 @@ int workerMain(int argc, char **argv) {
     finish("fail", "setup", std::string("cannot load the submission: ") + dlerror());
   checkCandidateCuda(protocol::kStageSetup, "(its library's initialisers)");
   {
-    Json integrity = Json::object();
-    std::string suspicious = checkInterposers(bindingsBefore, handle, so, integrity);
-    gReport.set("integrity", integrity);
+    p.integrity = Json::object();
+    std::string suspicious = checkInterposers(bindingsBefore, handle, so, p.integrity);
+    gReport.set("integrity", p.integrity);
     if (!suspicious.empty())
       finish(protocol::kFail, protocol::kStageSetup, "integrity: " + suspicious);
   }
   w.entry = reinterpret_cast<EntryFn>(dlsym(handle, "atrex_entry_v1"));
   if (!w.entry)
     finish("fail", "setup", "the submission library has no atrex_entry_v1 (binding missing)");
+  stageEnds("library_loaded");
 
   // All gate and candidate work is issued on one non-default stream, current
   // for the whole run, so that launches on any other stream stand out.
   c10::cuda::CUDAStream mainStream = at::cuda::getStreamFromPool();
   c10::cuda::CUDAStreamGuard mainGuard(mainStream);
 
+  for (size_t i = 0; i < units.size(); ++i) {
+    if (i > 0) {
+      // A fresh report for the next unit; what the previous one allocated goes
+      // back to the device, its launches are forgotten (modules stay loaded).
+      gStart = std::chrono::steady_clock::now();
+      gStageSeconds = Json::object();
+      gReport = Json::object();
+      gReport.set("run", p.run);
+      gReport.set("unit", units[i].unit);
+      Json env = p.env;
+      env.set("nvml", p.nvml.sample());
+      gReport.set("env", env);
+      gReport.set("attribution", p.attribution);
+      gReport.set("integrity", p.integrity);
+      // Work the candidate left running (a thread of its own) is its own.
+      markPhase('c');
+      checkCandidateCuda(protocol::kStageSetup, "(work left running after the previous unit)");
+      markPhase('g');
+      c10::cuda::CUDACachingAllocator::emptyCache();
+      c10::cuda::CUDACachingAllocator::resetPeakStats(0);
+      c10::cuda::CUDACachingAllocator::resetAccumulatedStats(0);
+      attr::resetCounts();
+    }
+    gReport.set("unit", units[i].unit);
+    w.shape = units[i].shape;
+    runUnit(w, p, units[i]);
+  }
+  std::fflush(nullptr);
+  _exit(0);
+}
+
+void runUnit(Worker &w, Process &p, const UnitJob &u) {
+  const uint64_t seed = u.seed;
+  const bool attributed = p.attributed, cleanRun = p.cleanRun, correctnessOnly = p.correctnessOnly;
+  const bool graphsAllowed = u.graphsAllowed;
+  const int64_t kernelTimeCalls = u.kernelTimeCalls;
+  const bool deviceWideWanted = u.deviceWide || p.deviceWideForced;
+  const Json &attribution = p.attribution;
+  const cudaDeviceProp &prop = p.prop;
+  Nvml &nvml = p.nvml;
   // ---- correctness --------------------------------------------------------
   stageEnds(protocol::kStageSetup);
   gReport.set("stage", "correctness");
@@ -858,8 +987,10 @@ int workerMain(int argc, char **argv) {
   if (!allOk)
     finish("fail", "correctness", firstFailure);
   // The memcheck run (parent, settings.memcheck) needs the trials only.
-  if (correctnessOnly)
-    finish(protocol::kPass, protocol::kStageCorrectness, "");
+  if (correctnessOnly) {
+    endUnit(protocol::kPass, protocol::kStageCorrectness, "");
+    return;
+  }
 
   // ---- performance --------------------------------------------------------
   stageEnds(protocol::kStageCorrectness);
@@ -896,9 +1027,12 @@ int workerMain(int argc, char **argv) {
     // left holding clean lines. Writing it before every call (zero_) left up
     // to a full L2 of dirty lines whose write-back landed in the timed kernel
     // (about 60 MB, ~14 us at 4.3 TB/s; run 1 read 6-13 us over ncu).
-    at::Tensor flush = at::zeros({static_cast<int64_t>(std::max<int64_t>(4 * l2, 256LL << 20) / 4)},
-                                 at::TensorOptions().dtype(at::kInt).device(w.device));
-    at::Tensor flushSink = at::empty({}, at::TensorOptions().dtype(at::kLong).device(w.device));
+    if (!p.flush.defined()) {
+      p.flush = at::zeros({static_cast<int64_t>(std::max<int64_t>(4 * l2, 256LL << 20) / 4)},
+                          at::TensorOptions().dtype(at::kInt).device(w.device));
+      p.flushSink = at::empty({}, at::TensorOptions().dtype(at::kLong).device(w.device));
+    }
+    at::Tensor &flush = p.flush, &flushSink = p.flushSink;
     auto stream = at::cuda::getCurrentCUDAStream();
     const std::string stage = protocol::kStagePerformance;
     cudaEvent_t evStart, evEnd;
@@ -1241,8 +1375,12 @@ int workerMain(int argc, char **argv) {
     }
     gReport.set("performance", perf);
     gReport.set("attribution", attributionNow());
+    for (cudaEvent_t e : extraEvents)
+      cudaEventDestroy(e);
+    cudaEventDestroy(evStart);
+    cudaEventDestroy(evEnd);
     if (recheckFailed)
       finish("fail", "performance", "outputs of a timed call were wrong: " + recheckReason);
   }
-  finish("pass", "done", "");
+  endUnit(protocol::kPass, protocol::kStageDone, "");
 }

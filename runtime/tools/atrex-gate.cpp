@@ -1,15 +1,18 @@
 //===- atrex-gate.cpp - Run a gate plan, append JSON Lines results --------===//
 //
 //   atrex-gate --plan PLAN.json --out RESULTS.jsonl [--shard i/n] [--resume]
-//              [--jobs N] [--compile-only] [--cache DIR] [--worker PATH] [--quiet]
+//              [--jobs N] [--compile-only] [--cache DIR] [--worker PATH]
+//              [--worker-per-unit] [--quiet]
 //
 // --resume skips the units that already have a result line in RESULTS.jsonl
 // (same unit index, submission and problem; "error" lines are run again), so
 // a run cut by a time limit continues where it stopped.
 //
 // The parent compiles each submission once (cached by content hash), runs
-// every (submission, problem) unit of its shard in a supervised child
-// (atrex-gate-worker) and is the only writer of the results file.
+// the (submission, problem) units of its shard in supervised children
+// (atrex-gate-worker: one per submission and run kind, a fresh one after a
+// unit that did not pass; --worker-per-unit: one per unit) and is the only
+// writer of the results file.
 //
 //===----------------------------------------------------------------------===//
 #include "atrex-rt/Compile.h"
@@ -21,6 +24,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -75,37 +79,78 @@ TmpSnapshot sharedTmpSnapshot() {
   return s;
 }
 
-// {files: [{path, bytes}], count, outside_tmp?: [...]}: what the run left in
-// its private HOME and TMPDIR (paths relative to them, "home/..." and
-// "tmp/..."), and the entries of /tmp, /var/tmp and /dev/shm that appeared or
-// changed while it ran, outside `ignore` (the gate's own cache). Other
-// processes of the machine can change those too: a record, not a verdict.
-Json filesWritten(const PrivateDirs &p, const TmpSnapshot &before, const std::vector<std::string> &ignore) {
+// The private HOME and TMPDIR's files with their sizes and times.
+using PrivateSnapshot = std::map<std::string, std::pair<int64_t, fs::file_time_type>>;
+
+// {files: [{path, bytes}], count, outside_tmp?: [...]}: what the run wrote in
+// its private HOME and TMPDIR since `privBefore` (paths relative to them,
+// "home/..." and "tmp/..."; new files and files whose size or time changed),
+// and the entries of /tmp, /var/tmp and /dev/shm that appeared or changed
+// since `tmpBefore`, outside `ignore` (the gate's own cache). Both snapshots
+// move on to now, so that a worker's next unit records only its own writes.
+// Other processes of the machine can change the shared directories too: a
+// record, not a verdict.
+Json filesWritten(const PrivateDirs &p, TmpSnapshot &tmpBefore, PrivateSnapshot &privBefore,
+                  const std::vector<std::string> &ignore) {
   Json out = Json::object(), files = Json::array();
   int64_t count = 0;
   std::error_code ec;
   fs::path root(p.root);
+  PrivateSnapshot now;
   for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
     if (!it->is_regular_file(ec) && !it->is_symlink(ec))
+      continue;
+    std::string rel = fs::relative(it->path(), root, ec).string();
+    int64_t bytes = static_cast<int64_t>(it->is_regular_file(ec) ? it->file_size(ec) : 0);
+    auto when = fs::symlink_status(it->path(), ec).type() == fs::file_type::symlink
+                    ? fs::file_time_type{}
+                    : fs::last_write_time(it->path(), ec);
+    now[rel] = {bytes, when};
+    auto was = privBefore.find(rel);
+    if (was != privBefore.end() && was->second == now[rel])
       continue;
     if (++count > 50)
       continue;
     Json f = Json::object();
-    f.set("path", fs::relative(it->path(), root, ec).string());
-    f.set("bytes", static_cast<int64_t>(it->is_regular_file(ec) ? it->file_size(ec) : 0));
+    f.set("path", rel);
+    f.set("bytes", bytes);
     files.push(f);
   }
+  privBefore = std::move(now);
   out.set("count", count);
   out.set("files", files);
   Json outside = Json::array();
-  for (const auto &[path, when] : sharedTmpSnapshot()) {
+  TmpSnapshot tmpNow = sharedTmpSnapshot();
+  for (const auto &[path, when] : tmpNow) {
     bool skip = false;
     for (const std::string &ig : ignore)
       skip |= path == ig || ig.rfind(path + "/", 0) == 0;
-    auto it = before.find(path);
-    if (!skip && (it == before.end() || it->second != when) && outside.size() < 50)
+    auto it = tmpBefore.find(path);
+    if (!skip && (it == tmpBefore.end() || it->second != when) && outside.size() < 50)
       outside.push(path);
   }
+  tmpBefore = std::move(tmpNow);
+  if (outside.size())
+    out.set("outside_tmp", outside);
+  return out;
+}
+
+// Two records of filesWritten for one unit (its own part and what the worker
+// wrote after the unit's last line, before it ended) as one.
+Json mergeFilesWritten(const Json &a, const Json &b) {
+  Json out = Json::object(), files = Json::array(), outside = Json::array();
+  for (const Json *j : {&a, &b}) {
+    if (const Json *f = j->get("files"))
+      for (const Json &e : f->asArray())
+        if (files.size() < 50)
+          files.push(e);
+    if (const Json *o = j->get("outside_tmp"))
+      for (const Json &e : o->asArray())
+        if (outside.size() < 50)
+          outside.push(e);
+  }
+  out.set("count", a.getInt("count", 0) + b.getInt("count", 0));
+  out.set("files", files);
   if (outside.size())
     out.set("outside_tmp", outside);
   return out;
@@ -230,12 +275,14 @@ int runCheck(const std::string &worker) {
 
 const char *const kUsage =
     "usage: atrex-gate --plan PLAN.json --out RESULTS.jsonl [--shard i/n] [--resume] [--jobs N]\n"
-    "                  [--compile-only] [--cache DIR] [--worker PATH] [--quiet]\n"
+    "                  [--compile-only] [--cache DIR] [--worker PATH] [--worker-per-unit] [--quiet]\n"
     "       atrex-gate --check [--worker PATH]\n";
 const char *const kHelp = R"(
-Runs a gate plan (atrex-gate-plan/1): compiles every submission once, runs each
-(submission, problem) unit in a supervised atrex-gate-worker (correctness
-against the libtorch reference, timing, attribution of every launched kernel)
+Runs a gate plan (atrex-gate-plan/1): compiles every submission once (all of
+them in parallel, ahead of the runs), runs the (submission, problem) units of
+each submission in a supervised atrex-gate-worker (correctness against the
+libtorch reference, timing, attribution of every launched kernel; one worker
+for all of a submission's units, a fresh one after a unit that did not pass)
 and appends one atrex-gate-result/1 JSON line per unit to RESULTS.jsonl.
 
   --plan PLAN.json   the plan (settings, submissions, problems)
@@ -248,6 +295,10 @@ and appends one atrex-gate-result/1 JSON line per unit to RESULTS.jsonl.
   --cache DIR        compiled submissions by content hash (default: the plan's
                      cache_dir, else <dir of RESULTS>/.atrex-gate-cache)
   --worker PATH      the worker (default: atrex-gate-worker next to this tool)
+  --worker-per-unit  one worker process per unit and run (the path before
+                     worker batches; for comparison and debugging). Default:
+                     one worker runs all the units of a submission, a fresh
+                     one after a unit that did not pass
   --quiet            no progress on stderr
   --version          the gate's version, commit, CUDA and torch versions
   --check            say whether this machine can run the gate (nvcc,
@@ -263,9 +314,19 @@ ATREX_CUOBJDUMP, ATREX_CUPTI_LIBRARY (the CUPTI of the own-time share when
 no CUPTI is loaded already). Documentation: docs/gate.md.
 )";
 
+// SIGTERM (a time limit, a job scheduler's cancel), SIGINT, SIGHUP: the
+// workers and compilers running now go with the gate (each runs in a process
+// group of its own, which a signal to the gate's group does not reach).
+extern "C" void onTerminate(int sig) {
+  killRunningChildren();
+  _exit(128 + sig);
+}
+
 int main(int argc, char **argv) {
+  for (int sig : {SIGTERM, SIGINT, SIGHUP})
+    std::signal(sig, onTerminate);
   std::string planPath, outPath, shardText = "0/1", cacheDir, worker, jobDir;
-  bool quiet = false, resume = false, compileOnly = false, check = false;
+  bool quiet = false, resume = false, compileOnly = false, check = false, workerPerUnit = false;
   unsigned jobsOpt = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -294,6 +355,8 @@ int main(int argc, char **argv) {
       compileOnly = true;
     else if (a == "--check")
       check = true;
+    else if (a == "--worker-per-unit")
+      workerPerUnit = true;
     else if (a == "--jobs") {
       std::string v = value();
       char *end = nullptr;
@@ -434,242 +497,380 @@ int main(int argc, char **argv) {
   }
   auto unitsStart = std::chrono::steady_clock::now();
 
-  for (size_t ui = 0; ui < units.size(); ++ui) {
-    const Unit &u = units[ui];
-    const Submission &sub = *u.submission;
-    const Problem &prob = *u.problem;
-    const OpSpec &spec = *findOpSpec(sub.op);
-    auto t0 = std::chrono::steady_clock::now();
-    Json r = Json::object();
-    r.set("schema", kResultSchema);
-    r.set("run", runId);
-    Json gateInfo = Json::object();
-    gateInfo.set("version", ATREX_RT_VERSION);
-    gateInfo.set("commit", ATREX_RT_GIT_COMMIT);
-    r.set("gate", gateInfo);
-    r.set("plan", planPath);
-    r.set("unit", static_cast<int64_t>(u.index));
-    r.set("shard", shardText);
-    Json js = Json::object();
-    js.set("name", sub.name);
-    js.set("source", sub.source);
-    js.set("operator", sub.op);
-    js.set("lang", sub.lang);
-    r.set("submission", js);
-    Json jp = Json::object();
-    jp.set("id", prob.id);
-    jp.set("operator", prob.op);
-    jp.set("shape", shapeToJson(prob.shape));
-    if (prob.floorSeconds > 0)
-      jp.set("floor_s", prob.floorSeconds);
-    if (!prob.extra.isNull())
-      jp.set("extra", prob.extra);
-    r.set("problem", jp);
-    r.set("started_at", isoNow());
-    uint64_t unitSeed = unitSeedOf(runSeed, u.index);
-    r.set("seed", static_cast<int64_t>(unitSeed));
-
+  // One unit's result under construction, and what its worker runs gave.
+  struct UnitState {
+    const Unit *u = nullptr;
+    Json r;
     std::string status = "error", stage = "compile", reason, verdict = "unknown";
-    // 1. Compile (once per submission; cached by content hash).
-    auto it = compiled.find(sub.name);
-    if (it == compiled.end())
-      it = compiled.emplace(sub.name, compileSubmission(sub, spec, plan.settings, cacheDir)).first;
-    const CompileResult &cr = it->second;
-    r.set("compile", cr.toJson());
-    if (!cr.ok) {
-      status = cr.internalError ? "error" : "fail";
-      reason = "compile: " + cr.reason;
-    } else {
-      // 2-4. Correctness, performance, attribution in a supervised child.
+    uint64_t seed = 0;
+    Json sideEffects = Json::object(), workerSeconds = Json::object();
+    double workerWall = 0; // the unit's share of its worker runs' wall time
+    CleanRunPlan clean;
+  };
+  Limits lim;
+  lim.wallSeconds = plan.settings.problemSeconds; // per unit: the clock restarts at each unit's end
+  lim.rssBytes = plan.settings.rssBytes;
+  lim.fileSizeBytes = plan.settings.fileSizeBytes;
+  lim.addressSpaceBytes = plan.settings.addressSpaceBytes;
+  lim.privateNetwork = plan.settings.privateNetwork;
+  lim.killOrphans = true; // worker runs one at a time: no other child is running then
+
+  // Worker runs of one kind (attributed, clean, memcheck) over several units
+  // of one submission (docs/gate.md, "Worker batches"): one worker process
+  // runs them in order; after a unit that did not pass (or that forged a
+  // report line or left processes behind) the units left go to a fresh
+  // worker, so a crash costs the unit it happened in. The job document says
+  // which run and the units (with `options` each: graphs, device_wide,
+  // kernel_time_calls); the worker's last complete line of each unit is that
+  // unit's state. HOME and TMPDIR are private, empty directories per worker;
+  // what each unit wrote in them is recorded under side_effects.<run>.
+  struct BatchItem {
+    UnitState *st;
+    Json options;
+  };
+  auto runBatches = [&](const std::string &runKind, const CompileResult &cr, const std::vector<BatchItem> &items,
+                        const std::map<std::string, std::string> &extraEnv = {},
+                        const std::vector<std::string> &wrapper = {}, double wallSeconds = 0) {
+    std::vector<WorkerRun> out(items.size());
+    const Submission &sub = *items.front().st->u->submission;
+    size_t next = 0;
+    while (next < items.size()) {
+      std::string base = "unit" + std::to_string(items[next].st->u->index) + "." + runKind;
+      std::string jobPath = (fs::path(jobDir) / (base + ".json")).string();
       Json job = Json::object();
       job.set("schema", protocol::kJobSchema);
+      job.set("run", runKind);
       job.set("operator", sub.op);
-      job.set("shape", shapeToJson(prob.shape));
       job.set("library", fs::absolute(cr.soPath).string());
       Json ownHashes = Json::array();
       for (const Cubin &c : cr.cubins)
         ownHashes.push(hashHex(c.hash));
       job.set("own_fnv1a64", ownHashes);
       job.set("settings", settingsJson(plan.settings));
-      Limits lim;
-      lim.wallSeconds = plan.settings.problemSeconds;
-      lim.rssBytes = plan.settings.rssBytes;
-      lim.fileSizeBytes = plan.settings.fileSizeBytes;
-      lim.addressSpaceBytes = plan.settings.addressSpaceBytes;
-      lim.privateNetwork = plan.settings.privateNetwork;
-      lim.killOrphans = true; // units run one at a time: no other child is running now
-      Json sideEffects = Json::object(), workerSeconds = Json::object();
-      // One worker run: the job document says which (attributed, clean,
-      // memcheck) and with what; the worker's last complete JSON line is its
-      // state. HOME and TMPDIR are private, empty directories per run; what
-      // the run leaves in them is recorded under side_effects.<run>.
-      auto runWorker = [&](const std::string &runKind, const Json &options,
-                           const std::map<std::string, std::string> &extraEnv = {},
-                           const std::vector<std::string> &wrapper = {}, double wallSeconds = 0) {
-        std::string base = "unit" + std::to_string(u.index) + "." + runKind;
-        std::string jobPath = (fs::path(jobDir) / (base + ".json")).string();
-        Json j = job;
-        j.set("run", runKind);
-        for (const auto &[k, v] : options.asObject())
-          j.set(k, v);
-        writeFile(jobPath, j.dump(2));
-        std::error_code ec;
-        fs::remove(jobPath + ".phase", ec);
-        PrivateDirs priv = makePrivateDirs((fs::path(jobDir) / (base + ".private")).string());
-        std::map<std::string, std::string> env = extraEnv;
-        env["HOME"] = priv.home;
-        env["TMPDIR"] = priv.tmp;
-        // The JIT caches of CUDA and of torch's own kernels (the references)
-        // stay the gate's, shared by all runs: an empty one cost every worker
-        // run NVRTC compiles. The candidate can write there too (recorded limit).
-        env["CUDA_CACHE_PATH"] = (fs::path(cacheDir) / "jit" / "nv").string();
-        env["PYTORCH_KERNEL_CACHE_PATH"] = (fs::path(cacheDir) / "jit" / "torch").string();
-        WorkerRun run;
-        // The seed and this run's report key go on stdin (never argv or the environment).
-        std::string key = reportKey();
-        std::vector<std::string> argvW = wrapper;
-        for (const std::string &a : {worker, std::string("--job"), jobPath})
-          argvW.push_back(a);
-        Limits l = lim;
-        if (wallSeconds > 0)
-          l.wallSeconds = wallSeconds;
-        auto before = sharedTmpSnapshot();
-        run.child = runSupervised(argvW, l, std::to_string(unitSeed) + " " + key + "\n", jobDir, env,
-                                  {"ATREX_GATE_SEED"});
-        run.haveReport = lastReportLine(run.child.report, run.report, key, &run.forgedLines);
-        // The gate's own work is blamed only when the phase file says so with this run's key.
-        std::ifstream phase(jobPath + ".phase", std::ios::binary);
-        std::string text((std::istreambuf_iterator<char>(phase)), {});
-        run.gateTimedOut = run.child.end == ChildResult::End::TimedOut && text == key + " g";
-        sideEffects.set(runKind, filesWritten(priv, before, {cacheDir}));
-        if (run.haveReport)
-          if (const Json *ss = run.report.get("stage_seconds")) {
-            Json w = *ss;
-            w.set("wall_s", run.child.wallSeconds);
-            workerSeconds.set(runKind, w);
-          }
-        fs::remove_all(priv.root, ec);
-        return run;
+      Json jobUnits = Json::array();
+      std::vector<int64_t> indices;
+      // The seeds and this worker's report key go on stdin (never argv or the environment).
+      std::string key = reportKey(), stdinText;
+      for (size_t i = next; i < items.size(); ++i) {
+        const Unit &u = *items[i].st->u;
+        Json e = Json::object();
+        e.set("unit", static_cast<int64_t>(u.index));
+        e.set("shape", shapeToJson(u.problem->shape));
+        for (const auto &[k, v] : items[i].options.asObject())
+          e.set(k, v);
+        jobUnits.push(e);
+        indices.push_back(static_cast<int64_t>(u.index));
+        stdinText += std::to_string(items[i].st->seed) + " ";
+      }
+      stdinText += key + "\n";
+      job.set("units", jobUnits);
+      writeFile(jobPath, job.dump(2));
+      std::error_code ec;
+      fs::remove(jobPath + ".phase", ec);
+      PrivateDirs priv = makePrivateDirs((fs::path(jobDir) / (base + ".private")).string());
+      std::map<std::string, std::string> env = extraEnv;
+      env["HOME"] = priv.home;
+      env["TMPDIR"] = priv.tmp;
+      // The JIT caches of CUDA and of torch's own kernels (the references)
+      // stay the gate's, shared by all runs: an empty one cost every worker
+      // run NVRTC compiles. The candidate can write there too (recorded limit).
+      env["CUDA_CACHE_PATH"] = (fs::path(cacheDir) / "jit" / "nv").string();
+      env["PYTORCH_KERNEL_CACHE_PATH"] = (fs::path(cacheDir) / "jit" / "torch").string();
+      std::vector<std::string> argvW = wrapper;
+      for (const std::string &a : {worker, std::string("--job"), jobPath})
+        argvW.push_back(a);
+      Limits l = lim;
+      if (wallSeconds > 0)
+        l.wallSeconds = wallSeconds;
+      BatchReport rep(indices, key);
+      std::vector<UnitMark> marks;
+      std::vector<Json> effects;
+      TmpSnapshot tmpBefore = sharedTmpSnapshot();
+      PrivateSnapshot privBefore;
+      // At each unit's end (its final line): the processes that left the
+      // worker's group are killed and counted for it, and what it wrote is
+      // recorded; the watchdog's clock starts again for the next unit.
+      auto hook = [&](pid_t child, const ChildResult &sofar) {
+        Progress pr;
+        for (size_t pos : rep.feed(sofar.report)) {
+          UnitMark m;
+          m.endSeconds = sofar.wallSeconds;
+          m.peakRssBytes = sofar.peakRssBytes;
+          m.orphansKilled = killEscaped(child);
+          marks.push_back(m);
+          effects.push_back(filesWritten(priv, tmpBefore, privBefore, {cacheDir}));
+          pr.restartClock = true;
+          if (rep.forged(pos) > 0 || m.orphansKilled > 0)
+            pr.stop = true; // the unit fails: the next gets a fresh worker
+        }
+        return pr;
       };
-      WorkerRun run = runWorker(protocol::kRunAttributed, Json::object());
-      r.set("child", run.child.toJson());
-      if (run.haveReport)
-        for (const char *k : {"env", "correctness", "performance", "attribution", "gpu_memory", "integrity"})
-          if (const Json *v = run.report.get(k))
-            r.set(k, *v);
-      Outcome out = outcomeOf(run);
-      status = out.status;
-      stage = out.stage;
-      reason = out.reason;
-      if (const Json *a = r.get("attribution"))
-        verdict = a->getString("verdict", "unknown");
-      // A timer or launch interposer (the worker's integrity check after loading).
-      if (const Json *ig = r.get("integrity"); ig && ig->has("suspicious")) {
-        verdict = protocol::kSuspicious;
-        status = protocol::kFail;
+      ChildResult child = runSupervised(argvW, l, stdinText, jobDir, env, {"ATREX_GATE_SEED"}, hook);
+      rep.feed(child.report);
+      // The gate's own work is blamed only when the phase file says so with this run's key.
+      std::ifstream phase(jobPath + ".phase", std::ios::binary);
+      std::string text((std::istreambuf_iterator<char>(phase)), {});
+      bool gateTimedOut = child.end == ChildResult::End::TimedOut && text == key + " g";
+      std::vector<WorkerRun> decided = decideBatch(rep, child, marks, gateTimedOut);
+      Json tail = filesWritten(priv, tmpBefore, privBefore, {cacheDir});
+      if (decided.empty()) {
+        // Cannot happen (a worker ends by itself inside a unit, or is stopped
+        // after one ended); never loop on it.
+        decided.push_back(WorkerRun{child, false, false, 0, Json()});
+        decided.back().child.end = ChildResult::End::SpawnFailed;
+        decided.back().child.spawnError = "internal: the worker's batch decided no unit";
       }
-      if (status == "pass" && !plan.settings.cleanTiming) {
-        if (Json *a = r.get("attribution"); a && mixedOwnForeign(*a))
-          a->set("own_time_share_why", "clean_timing is off: kernel durations not measured");
+      for (size_t k = 0; k < decided.size(); ++k) {
+        UnitState &st = *items[next + k].st;
+        bool last = k + 1 == decided.size();
+        Json se = k < effects.size() ? (last ? mergeFilesWritten(effects[k], tail) : effects[k]) : tail;
+        st.sideEffects.set(runKind, se);
+        st.workerWall += decided[k].child.wallSeconds;
+        if (decided[k].haveReport)
+          if (const Json *ss = decided[k].report.get("stage_seconds")) {
+            Json w = *ss;
+            w.set("wall_s", decided[k].child.wallSeconds);
+            Json b = Json::object();
+            b.set("units", static_cast<int64_t>(items.size() - next));
+            b.set("position", static_cast<int64_t>(k));
+            b.set("worker_wall_s", child.wallSeconds);
+            w.set("batch", b);
+            st.workerSeconds.set(runKind, w);
+          }
+        out[next + k] = std::move(decided[k]);
       }
-      if (status == "pass" && plan.settings.cleanTiming) {
-        Outcome cleanOut = applyCleanTiming(r, plan.settings, [&](int ownShareCalls, bool graphs) {
+      next += decided.size();
+      fs::remove_all(priv.root, ec);
+    }
+    return out;
+  };
+
+  // Units in plan order, grouped by submission (a group is one worker's
+  // job); with --worker-per-unit every unit is a group of its own, the path
+  // of one worker process per unit and run.
+  std::vector<std::vector<size_t>> groups;
+  for (size_t ui = 0; ui < units.size(); ++ui)
+    if (groups.empty() || workerPerUnit || units[groups.back().back()].submission != units[ui].submission)
+      groups.push_back({ui});
+    else
+      groups.back().push_back(ui);
+  size_t reported = 0;
+  for (const std::vector<size_t> &group : groups) {
+    auto t0 = std::chrono::steady_clock::now();
+    const Submission &sub = *units[group.front()].submission;
+    const OpSpec &spec = *findOpSpec(sub.op);
+    std::vector<UnitState> states(group.size());
+    for (size_t gi = 0; gi < group.size(); ++gi) {
+      UnitState &st = states[gi];
+      const Unit &u = units[group[gi]];
+      const Problem &prob = *u.problem;
+      st.u = &u;
+      Json &r = st.r;
+      r = Json::object();
+      r.set("schema", kResultSchema);
+      r.set("run", runId);
+      Json gateInfo = Json::object();
+      gateInfo.set("version", ATREX_RT_VERSION);
+      gateInfo.set("commit", ATREX_RT_GIT_COMMIT);
+      r.set("gate", gateInfo);
+      r.set("plan", planPath);
+      r.set("unit", static_cast<int64_t>(u.index));
+      r.set("shard", shardText);
+      Json js = Json::object();
+      js.set("name", sub.name);
+      js.set("source", sub.source);
+      js.set("operator", sub.op);
+      js.set("lang", sub.lang);
+      r.set("submission", js);
+      Json jp = Json::object();
+      jp.set("id", prob.id);
+      jp.set("operator", prob.op);
+      jp.set("shape", shapeToJson(prob.shape));
+      if (prob.floorSeconds > 0)
+        jp.set("floor_s", prob.floorSeconds);
+      if (!prob.extra.isNull())
+        jp.set("extra", prob.extra);
+      r.set("problem", jp);
+      r.set("started_at", isoNow());
+      st.seed = unitSeedOf(runSeed, u.index);
+      r.set("seed", static_cast<int64_t>(st.seed));
+    }
+    // 1. Compile (once per submission; cached by content hash).
+    auto it = compiled.find(sub.name);
+    if (it == compiled.end())
+      it = compiled.emplace(sub.name, compileSubmission(sub, spec, plan.settings, cacheDir)).first;
+    const CompileResult &cr = it->second;
+    for (UnitState &st : states) {
+      st.r.set("compile", cr.toJson());
+      if (!cr.ok) {
+        st.status = cr.internalError ? "error" : "fail";
+        st.reason = "compile: " + cr.reason;
+      }
+    }
+    if (cr.ok) {
+      // 2-4. Correctness, performance, attribution: the attributed run.
+      std::vector<BatchItem> items;
+      for (UnitState &st : states)
+        items.push_back({&st, Json::object()});
+      std::vector<WorkerRun> runs = runBatches(protocol::kRunAttributed, cr, items);
+      for (size_t k = 0; k < items.size(); ++k) {
+        UnitState &st = *items[k].st;
+        Json &r = st.r;
+        const WorkerRun &run = runs[k];
+        r.set("child", run.child.toJson());
+        if (run.haveReport)
+          for (const char *key : {"env", "correctness", "performance", "attribution", "gpu_memory", "integrity"})
+            if (const Json *v = run.report.get(key))
+              r.set(key, *v);
+        Outcome out = outcomeOf(run);
+        st.status = out.status;
+        st.stage = out.stage;
+        st.reason = out.reason;
+        if (const Json *a = r.get("attribution"))
+          st.verdict = a->getString("verdict", "unknown");
+        // A timer or launch interposer (the worker's integrity check after loading).
+        if (const Json *ig = r.get("integrity"); ig && ig->has("suspicious")) {
+          st.verdict = protocol::kSuspicious;
+          st.status = protocol::kFail;
+        }
+        if (st.status == "pass" && !plan.settings.cleanTiming) {
+          if (Json *a = r.get("attribution"); a && mixedOwnForeign(*a))
+            a->set("own_time_share_why", "clean_timing is off: kernel durations not measured");
+        }
+      }
+      // The clean timing run of the units that passed: one worker for them all.
+      std::vector<BatchItem> cleanItems;
+      if (plan.settings.cleanTiming)
+        for (UnitState &st : states) {
+          if (st.status != "pass")
+            continue;
+          st.clean = planCleanRun(st.r, plan.settings);
+          if (!st.clean.run)
+            continue;
           Json o = Json::object();
-          o.set("graphs", graphs);
-          o.set("device_wide", !graphs); // side streams: CUPTI spans of every activity
-          o.set("kernel_time_calls", ownShareCalls);
-          return runWorker(protocol::kRunClean, o);
-        });
-        if (cleanOut.status == "fail") {
-          status = "fail";
-          stage = cleanOut.stage;
-          reason = "clean timing run (no attribution): " + cleanOut.reason;
-        } else if (cleanOut.status == "error") {
-          status = "error";
-          stage = cleanOut.stage;
-          reason = cleanOut.reason;
+          o.set("graphs", st.clean.graphs);
+          o.set("device_wide", !st.clean.graphs); // side streams: CUPTI spans of every activity
+          o.set("kernel_time_calls", st.clean.ownShareCalls);
+          cleanItems.push_back({&st, o});
+        }
+      if (!cleanItems.empty()) {
+        std::vector<WorkerRun> cruns = runBatches(protocol::kRunClean, cr, cleanItems);
+        for (size_t k = 0; k < cleanItems.size(); ++k) {
+          UnitState &st = *cleanItems[k].st;
+          Outcome cleanOut = applyCleanRun(st.r, plan.settings, st.clean, cruns[k]);
+          if (cleanOut.status == "fail") {
+            st.status = "fail";
+            st.stage = cleanOut.stage;
+            st.reason = "clean timing run (no attribution): " + cleanOut.reason;
+          } else if (cleanOut.status == "error") {
+            st.status = "error";
+            st.stage = cleanOut.stage;
+            st.reason = cleanOut.reason;
+          }
         }
       }
-      if (status == "pass" && plan.settings.memcheck) {
-        // The correctness trials again, under compute-sanitizer's memcheck (no
-        // Sanitizer subscription of our own: the tool is built on the same API).
-        std::string tool = computeSanitizerPath();
-        std::string log = (fs::path(jobDir) / ("unit" + std::to_string(u.index) + ".memcheck.log")).string();
-        std::error_code ec;
-        fs::remove(log, ec);
-        // Without torch's caching allocator every tensor is its own cudaMalloc, so
-        // memcheck sees each tensor's bounds (not those of a 2 MiB segment); with
-        // --padding, a read past a tensor's end lands in a guard region instead of
-        // the next allocation, which memcheck would take for a valid address.
-        std::vector<std::string> wrap = {tool, "--tool", "memcheck", "--log-file", log, "--print-limit", "20"};
-        int64_t padding = memcheckPaddingBytes(tool);
-        if (padding > 0) {
-          wrap.push_back("--padding");
-          wrap.push_back(std::to_string(padding));
+      if (plan.settings.memcheck)
+        for (UnitState &st : states) {
+          if (st.status != "pass")
+            continue;
+          // The correctness trials again, under compute-sanitizer's memcheck (no
+          // Sanitizer subscription of our own: the tool is built on the same
+          // API), one worker per unit: the tool's log is the unit's.
+          std::string tool = computeSanitizerPath();
+          std::string log =
+              (fs::path(jobDir) / ("unit" + std::to_string(st.u->index) + ".memcheck.log")).string();
+          std::error_code ec;
+          fs::remove(log, ec);
+          // Without torch's caching allocator every tensor is its own cudaMalloc, so
+          // memcheck sees each tensor's bounds (not those of a 2 MiB segment); with
+          // --padding, a read past a tensor's end lands in a guard region instead of
+          // the next allocation, which memcheck would take for a valid address.
+          std::vector<std::string> wrap = {tool, "--tool", "memcheck", "--log-file", log, "--print-limit", "20"};
+          int64_t padding = memcheckPaddingBytes(tool);
+          if (padding > 0) {
+            wrap.push_back("--padding");
+            wrap.push_back(std::to_string(padding));
+          }
+          WorkerRun mrun = runBatches(protocol::kRunMemcheck, cr, {{&st, Json::object()}},
+                                      {{"PYTORCH_NO_CUDA_MEMORY_CACHING", "1"}}, wrap,
+                                      plan.settings.memcheckSeconds)
+                               .front();
+          std::ifstream in(log, std::ios::binary);
+          std::string text((std::istreambuf_iterator<char>(in)), {});
+          Outcome m = applyMemcheck(st.r, mrun, text);
+          if (Json *mj = st.r.get("memcheck"))
+            mj->set("padding_bytes", padding);
+          if (m.status == "fail") {
+            st.status = "fail";
+            st.stage = m.stage;
+            st.reason = m.reason;
+          }
         }
-        WorkerRun mrun = runWorker(protocol::kRunMemcheck, Json::object(),
-                                   {{"PYTORCH_NO_CUDA_MEMORY_CACHING", "1"}}, wrap, plan.settings.memcheckSeconds);
-        std::ifstream in(log, std::ios::binary);
-        std::string text((std::istreambuf_iterator<char>(in)), {});
-        Outcome m = applyMemcheck(r, mrun, text);
-        if (Json *mj = r.get("memcheck"))
-          mj->set("padding_bytes", padding);
-        if (m.status == "fail") {
-          status = "fail";
-          stage = m.stage;
-          reason = m.reason;
-        }
-      }
-      r.set("side_effects", sideEffects);
-      r.set("worker_seconds", workerSeconds);
-      if (status == "pass" && prob.floorSeconds > 0) {
-        double med = r.get("performance")->getDouble("median_us", 0) * 1e-6;
-        if (med < prob.floorSeconds) {
-          verdict = "suspicious";
-          status = "fail";
-          reason = "median time below the impossibility floor";
-        }
-      }
-      if (status == "pass" && !verdict.empty() && verdict != "adopted" && verdict != "unknown") {
-        // Correct and timed, but the work was not (all) the submission's own.
-        reason = "dynamic verdict " + verdict;
-      }
     }
-    r.set("status", status);
-    r.set("stage", stage);
-    r.set("verdict", verdict);
-    if (!reason.empty())
-      r.set("reason", reason);
-    if (!sub.expectedVerdict.empty())
-      r.set("expected_verdict_met", sub.expectedVerdict == "fail"
-                                        ? status != "pass"
-                                        : status == "pass" && sub.expectedVerdict == verdict);
-    r.set("duration_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    std::string invalid = validateResult(r);
-    if (!invalid.empty()) {
-      r.set("status", "error");
-      r.set("reason", "internal: invalid result (" + invalid + "): " + reason);
-    }
-    try {
-      appendResultLine(outPath, r.dump());
-    } catch (const std::exception &e) {
-      std::cerr << "atrex-gate: error: " << e.what() << "\n";
-      return 2;
-    }
-    std::string st = r.getString("status", "");
-    (st == "pass" ? passed : st == "fail" ? failed : errors)++;
-    if (!quiet) {
-      char line[512];
-      const Json *perf = r.get("performance");
-      double med = perf ? perf->getDouble("median_us", -1) : -1;
-      std::snprintf(line, sizeof(line), "[%zu/%zu] %s %s: %s, verdict %s%s (%.1f s)", ui + 1,
-                    units.size(), sub.name.c_str(), prob.id.c_str(), st.c_str(), verdict.c_str(),
-                    med >= 0 ? (", median " + std::to_string(med).substr(0, 8) + " us").c_str() : "",
-                    r.getDouble("duration_s", 0));
-      std::cerr << line;
-      if (st != "pass")
-        std::cerr << " -- " << r.getString("reason", "").substr(0, 300);
-      std::cerr << "\n";
+    // The group's wall time: each unit's share of the worker runs, and an
+    // equal share of the rest (the parent's own work, workers' exits).
+    double groupWall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    double workersWall = 0;
+    for (const UnitState &st : states)
+      workersWall += st.workerWall;
+    double rest = std::max(0.0, groupWall - workersWall) / static_cast<double>(states.size());
+    for (UnitState &st : states) {
+      const Problem &prob = *st.u->problem;
+      Json &r = st.r;
+      std::string &status = st.status, &verdict = st.verdict, &reason = st.reason;
+      if (cr.ok) {
+        r.set("side_effects", st.sideEffects);
+        r.set("worker_seconds", st.workerSeconds);
+        if (status == "pass" && prob.floorSeconds > 0) {
+          double med = r.get("performance")->getDouble("median_us", 0) * 1e-6;
+          if (med < prob.floorSeconds) {
+            verdict = "suspicious";
+            status = "fail";
+            reason = "median time below the impossibility floor";
+          }
+        }
+        if (status == "pass" && !verdict.empty() && verdict != "adopted" && verdict != "unknown") {
+          // Correct and timed, but the work was not (all) the submission's own.
+          reason = "dynamic verdict " + verdict;
+        }
+      }
+      r.set("status", status);
+      r.set("stage", st.stage);
+      r.set("verdict", verdict);
+      if (!reason.empty())
+        r.set("reason", reason);
+      if (!sub.expectedVerdict.empty())
+        r.set("expected_verdict_met", sub.expectedVerdict == "fail"
+                                          ? status != "pass"
+                                          : status == "pass" && sub.expectedVerdict == verdict);
+      r.set("duration_s", states.size() == 1 ? groupWall : st.workerWall + rest);
+      std::string invalid = validateResult(r);
+      if (!invalid.empty()) {
+        r.set("status", "error");
+        r.set("reason", "internal: invalid result (" + invalid + "): " + reason);
+      }
+      try {
+        appendResultLine(outPath, r.dump());
+      } catch (const std::exception &e) {
+        std::cerr << "atrex-gate: error: " << e.what() << "\n";
+        return 2;
+      }
+      std::string stOut = r.getString("status", "");
+      (stOut == "pass" ? passed : stOut == "fail" ? failed : errors)++;
+      ++reported;
+      if (!quiet) {
+        char line[512];
+        const Json *perf = r.get("performance");
+        double med = perf ? perf->getDouble("median_us", -1) : -1;
+        std::snprintf(line, sizeof(line), "[%zu/%zu] %s %s: %s, verdict %s%s (%.1f s)", reported,
+                      units.size(), sub.name.c_str(), prob.id.c_str(), stOut.c_str(), verdict.c_str(),
+                      med >= 0 ? (", median " + std::to_string(med).substr(0, 8) + " us").c_str() : "",
+                      r.getDouble("duration_s", 0));
+        std::cerr << line;
+        if (stOut != "pass")
+          std::cerr << " -- " << r.getString("reason", "").substr(0, 300);
+        std::cerr << "\n";
+      }
     }
   }
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();

@@ -52,6 +52,9 @@ struct Summary {
   std::vector<std::string> foreignKernels; // "name [library or module hash]"
 };
 Summary summary();
+/// Forgets the launches counted so far (a worker's next unit starts from
+/// none); the modules loaded, and which are own, are kept.
+void resetCounts();
 /// The dynamic verdict of a summary, with atrex-lint's precedence: any foreign
 /// launch in a region the candidate controls is `fallback` (own kernels or
 /// not); `no-kernel` when nothing was launched at all; else `adopted`.

@@ -93,6 +93,65 @@ struct Outcome {
 /// A worker run's status (pass/fail/error), stage and reason.
 Outcome outcomeOf(const WorkerRun &run);
 
+/// The report of one worker process that runs several units (docs/gate.md,
+/// "Worker batches"), read as it arrives. The worker runs the job's units in
+/// order, so every line with the run's key belongs to the current unit: the
+/// first of the job without a final line (one with "status"). A keyed line
+/// whose "unit" names another unit, and every line without the key, is
+/// counted as forged for the current unit (after the last unit's final line:
+/// for the last unit).
+class BatchReport {
+public:
+  BatchReport(std::vector<int64_t> units, std::string key);
+  /// Reads the complete lines of `bytes` (the whole report so far) not read
+  /// yet; returns the positions (in the job) of the units whose final line
+  /// arrived among them.
+  std::vector<size_t> feed(const std::string &bytes);
+  size_t size() const { return units_.size(); }
+  /// Units with a final line, counted from the job's first.
+  size_t finished() const { return finished_; }
+  /// The current unit's position (== size() when every unit has finished).
+  size_t current() const { return finished_; }
+  int64_t unit(size_t pos) const { return units_[pos]; }
+  const Json *last(size_t pos) const { return have_[pos] ? &last_[pos] : nullptr; }
+  int forged(size_t pos) const { return forged_[pos]; }
+  /// True once the unit's final line says anything but pass, or a line was
+  /// forged during it: the worker is not trusted with the next unit.
+  bool failed(size_t pos) const;
+
+private:
+  std::vector<int64_t> units_;
+  std::string key_;
+  size_t read_ = 0, finished_ = 0;
+  std::vector<Json> last_;
+  std::vector<bool> have_;
+  std::vector<int> forged_;
+};
+
+/// What the gate saw at the end of one unit of a batch (the moment its final
+/// line arrived): seconds from the worker's start, its peak resident set so
+/// far, and the processes found outside its group and killed then.
+struct UnitMark {
+  double endSeconds = 0;
+  int64_t peakRssBytes = 0;
+  int orphansKilled = 0;
+};
+
+/// After a batch's worker ended: the WorkerRun of each unit it decided, in job
+/// order. Units with a final line get a ChildResult of their own
+/// (End::Continued, their own wall time from the previous unit's end, their
+/// mark's peak and orphans); the process's own end (crash, hang, memory, exit)
+/// goes to the first unit without a final line, so that a crash costs that
+/// unit only, or, when every unit finished or the last one to finish did not
+/// pass (the worker then exits), to that last one (with the processes left
+/// at the very end). `gateTimedOut` (the phase file named the
+/// gate's own work when the watchdog struck) applies to that unit. When the
+/// gate stopped the worker (`child.stoppedByHook`, after a unit failed), the
+/// units after the last finished one are not decided. The units not decided
+/// (the returned vector is shorter than the job) run again in a fresh worker.
+std::vector<WorkerRun> decideBatch(const BatchReport &report, const ChildResult &child,
+                                   const std::vector<UnitMark> &marks, bool gateTimedOut);
+
 /// The clean timing run (docs/gate.md, "Clean timing run"): for a passing,
 /// attributed result, runs `runClean` and takes its median into
 /// `result.performance` when within settings.cleanTimingTolerance of the
@@ -109,6 +168,20 @@ Outcome outcomeOf(const WorkerRun &run);
 /// unit then fails), else an Outcome with an empty status.
 Outcome applyCleanTiming(Json &result, const PlanSettings &settings,
                          const std::function<WorkerRun(int ownShareCalls, bool graphs)> &runClean);
+
+/// The two halves of applyCleanTiming, for a clean run made apart from the
+/// decision (one clean worker for all the units of a submission):
+/// planCleanRun says whether the unit gets a clean run and with what (graphs,
+/// the own-time share's calls; it notes on the attribution when those calls
+/// are off), applyCleanRun takes the run's report into the result.
+struct CleanRunPlan {
+  bool run = false;
+  int ownShareCalls = 0;
+  bool graphs = true; // false: side streams (device-wide spans, no graphs)
+};
+CleanRunPlan planCleanRun(Json &result, const PlanSettings &settings);
+Outcome applyCleanRun(Json &result, const PlanSettings &settings, const CleanRunPlan &plan,
+                      const WorkerRun &run);
 
 /// True when the timed calls launched own and foreign kernels (the own-time
 /// share is not decided by the attribution alone).

@@ -12,8 +12,13 @@ namespace atrex::rt::protocol {
 
 inline constexpr const char *kPlanSchema = "atrex-gate-plan/1";
 inline constexpr const char *kResultSchema = "atrex-gate-result/1";
-/// The job document the parent writes for one worker run.
-inline constexpr const char *kJobSchema = "atrex-gate-job/1";
+/// The job document the parent writes for one worker process: the run kind,
+/// the submission and `units` (one or more of its problems, in order). Since
+/// /2 (worker batches) the shape and the per-run options are per unit; stdin
+/// carries one seed per unit, then the report key; every report line names
+/// its "unit", and the line with "status" ends that unit (docs/gate.md,
+/// "Worker batches").
+inline constexpr const char *kJobSchema = "atrex-gate-job/2";
 
 // Unit statuses.
 inline constexpr const char *kPass = "pass";

@@ -12,6 +12,7 @@
 #include "atrex-rt/Json.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -35,7 +36,10 @@ struct Limits {
 };
 
 struct ChildResult {
-  enum class End { Exited, Signaled, TimedOut, MemoryExceeded, SpawnFailed };
+  // Continued: not an end of the process. One unit of a worker that runs
+  // several (docs/gate.md, "Worker batches"): the worker reported the unit's
+  // end and went on; the record is the gate's account of that unit.
+  enum class End { Exited, Signaled, TimedOut, MemoryExceeded, SpawnFailed, Continued };
   End end = End::SpawnFailed;
   int exitCode = -1;
   int signal = 0;
@@ -47,12 +51,39 @@ struct ChildResult {
   std::string report; // bytes written to fd 3
   bool reportTruncated = false;
   std::string spawnError;
+  // Seconds from the start at which a ReportHook last restarted the watchdog's
+  // clock (0: never); the wall-clock limit counts from there.
+  double clockRestartedAt = 0;
+  bool stoppedByHook = false; // ended because a ReportHook asked for it
 
-  bool succeeded() const { return end == End::Exited && exitCode == 0; }
+  bool succeeded() const { return (end == End::Exited && exitCode == 0) || end == End::Continued; }
   // One line saying how the child ended ("crashed: segmentation fault (SIGSEGV)", ...).
   std::string reason() const;
   Json toJson() const;
 };
+
+/// What a ReportHook asks for: restart the wall-clock watchdog's clock (a
+/// worker that runs several units has a limit per unit), or end the child now.
+struct Progress {
+  bool restartClock = false;
+  bool stop = false;
+};
+/// Called while the child runs, each time new bytes arrived on its report
+/// channel (fd 3); `sofar` holds the report bytes, the output tails and the
+/// peak resident set up to now.
+using ReportHook = std::function<Progress(pid_t child, const ChildResult &sofar)>;
+
+/// While `child` (the leader of its own process group) runs: kills the
+/// processes that left its group — descendants of `child` in another process
+/// group (setsid, setpgid) and, under PR_SET_CHILD_SUBREAPER, orphans
+/// reparented to this process outside that group (a double fork) — and
+/// returns how many. Processes still in the group are left alone.
+int killEscaped(pid_t child);
+
+/// Kills the process group of every child runSupervised is running now, from
+/// any thread (async-signal-safe: for the parent's SIGTERM handler, so that a
+/// gate ended by a time limit or a job scheduler takes its workers with it).
+void killRunningChildren();
 
 // argv[0] is the program (searched in PATH when it has no '/').
 // `stdinData` is written to the child's stdin, which is then closed.
@@ -61,7 +92,8 @@ struct ChildResult {
 ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &limits,
                           const std::string &stdinData = "", const std::string &workDir = "",
                           const std::map<std::string, std::string> &env = {},
-                          const std::vector<std::string> &unsetEnv = {});
+                          const std::vector<std::string> &unsetEnv = {},
+                          const ReportHook &onReport = {});
 
 } // namespace atrex::rt
 

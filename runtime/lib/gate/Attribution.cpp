@@ -218,6 +218,15 @@ std::vector<void *> streamsSinceBeginCall() {
   return std::vector<void *>(callStreams.begin(), callStreams.end());
 }
 
+void resetCounts() {
+  std::lock_guard<std::mutex> lock(mu);
+  launches.clear();
+  gateLaunchCount = 0;
+  callStreams.clear();
+  callDestroyed = 0;
+  callKernels.clear();
+}
+
 Summary summary() {
   std::lock_guard<std::mutex> lock(mu);
   Summary s;

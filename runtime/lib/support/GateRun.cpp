@@ -1,6 +1,7 @@
 //===- GateRun.cpp - The gate parent's decisions about a unit -------------===//
 #include "atrex-rt/GateRun.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -202,6 +203,106 @@ Outcome outcomeOf(const WorkerRun &run) {
   return o;
 }
 
+BatchReport::BatchReport(std::vector<int64_t> units, std::string key)
+    : units_(std::move(units)), key_(std::move(key)), last_(units_.size()), have_(units_.size(), false),
+      forged_(units_.size(), 0) {}
+
+bool BatchReport::failed(size_t pos) const {
+  if (forged_[pos] > 0)
+    return true;
+  return pos < finished_ && last_[pos].getString("status", protocol::kError) != protocol::kPass;
+}
+
+std::vector<size_t> BatchReport::feed(const std::string &bytes) {
+  std::vector<size_t> ended;
+  std::string prefix = key_.empty() ? "" : key_ + " ";
+  while (read_ < bytes.size()) {
+    size_t nl = bytes.find('\n', read_);
+    if (nl == std::string::npos)
+      break;
+    std::string line = bytes.substr(read_, nl - read_);
+    read_ = nl + 1;
+    if (line.empty() || units_.empty())
+      continue;
+    size_t pos = std::min(finished_, units_.size() - 1);
+    if (!prefix.empty()) {
+      if (line.compare(0, prefix.size(), prefix) != 0) {
+        ++forged_[pos];
+        continue;
+      }
+      line.erase(0, prefix.size());
+    }
+    Json j;
+    try {
+      j = Json::parse(line, "worker report");
+    } catch (const std::exception &) {
+      continue; // torn by a crash mid-write: not a line of the report
+    }
+    if (!j.isObject())
+      continue;
+    if (finished_ == units_.size() || (j.has("unit") && j.getInt("unit", -1) != units_[pos])) {
+      ++forged_[pos]; // a line for no unit, or for another than the current one
+      continue;
+    }
+    last_[pos] = j;
+    have_[pos] = true;
+    if (j.has("status")) {
+      ended.push_back(pos);
+      ++finished_;
+    }
+  }
+  return ended;
+}
+
+std::vector<WorkerRun> decideBatch(const BatchReport &rep, const ChildResult &child,
+                                   const std::vector<UnitMark> &marks, bool gateTimedOut) {
+  std::vector<WorkerRun> out;
+  double prevEnd = 0;
+  size_t done = rep.finished();
+  // A worker exits after a unit that did not pass: its end is that unit's.
+  bool endedAfterFailure =
+      done > 0 && rep.last(done - 1)->getString("status", protocol::kError) != protocol::kPass;
+  for (size_t pos = 0; pos < done; ++pos) {
+    WorkerRun w;
+    w.haveReport = rep.last(pos) != nullptr;
+    if (w.haveReport)
+      w.report = *rep.last(pos);
+    w.forgedLines = rep.forged(pos);
+    UnitMark m = pos < marks.size() ? marks[pos] : UnitMark{child.wallSeconds, child.peakRssBytes, 0};
+    bool last = pos + 1 == done && (done == rep.size() || endedAfterFailure) && !child.stoppedByHook;
+    if (last) {
+      // Every unit finished (or this one failed) and the worker ended by
+      // itself: its end (an exit status, a crash at exit, processes left
+      // behind) is this unit's.
+      w.child = child;
+      w.child.wallSeconds = child.wallSeconds - prevEnd;
+      w.child.orphansKilled = m.orphansKilled + child.orphansKilled;
+      w.gateTimedOut = gateTimedOut;
+    } else {
+      w.child.end = ChildResult::End::Continued;
+      w.child.wallSeconds = m.endSeconds - prevEnd;
+      w.child.peakRssBytes = m.peakRssBytes;
+      w.child.orphansKilled = m.orphansKilled;
+      w.child.privateNetwork = child.privateNetwork;
+    }
+    prevEnd = m.endSeconds;
+    out.push_back(std::move(w));
+  }
+  if (done < rep.size() && !child.stoppedByHook && !endedAfterFailure) {
+    // The worker ended by itself inside this unit: its end is this unit's.
+    WorkerRun w;
+    w.child = child;
+    w.child.wallSeconds = child.wallSeconds - prevEnd;
+    w.haveReport = rep.last(done) != nullptr;
+    if (w.haveReport)
+      w.report = *rep.last(done);
+    w.forgedLines = rep.forged(done);
+    w.gateTimedOut = gateTimedOut;
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
 // The time of a passing unit comes from a second run of the worker without
 // the Compute Sanitizer subscription, which slows memory-bound kernels by
 // 1-4% (bench/results/gate-2026-11-29/run5, run6): the attributed run decides
@@ -286,14 +387,14 @@ void applyKernelTimes(Json &attribution, const Json *kt) {
   attribution.set("own_time_share", ownUs / total);
 }
 
-Outcome applyCleanTiming(Json &r, const PlanSettings &settings,
-                         const std::function<WorkerRun(int ownShareCalls, bool graphs)> &runClean) {
+CleanRunPlan planCleanRun(Json &r, const PlanSettings &settings) {
+  CleanRunPlan plan;
   Json *perf = r.get("performance");
   Json *attribution = r.get("attribution");
   if (!perf || !attribution || !attribution->getBool("available", false))
-    return {};
+    return plan;
+  plan.run = true;
   bool mixed = mixedOwnForeign(*attribution);
-  Json clean = Json::object();
   // Side streams (seen by the launch callbacks, destroyed or not): the clean
   // run, which cannot see streams, must measure device-wide (CUPTI spans) and
   // must not capture graphs; its time is then taken whenever it is not
@@ -301,11 +402,31 @@ Outcome applyCleanTiming(Json &r, const PlanSettings &settings,
   // miss work on streams destroyed before the gate could record on them).
   bool side = perf->getInt("side_stream_reps", 0) > 0 || !perf->getBool("launch_gap_hidden", true) ||
               perf->getInt("destroyed_stream_reps", 0) > 0;
-  bool destroyed = perf->getInt("destroyed_stream_reps", 0) > 0;
-  int ownShareCalls = mixed ? settings.ownShareCalls : 0;
-  if (mixed && ownShareCalls == 0)
+  plan.graphs = !side;
+  plan.ownShareCalls = mixed ? settings.ownShareCalls : 0;
+  if (mixed && plan.ownShareCalls == 0)
     attribution->set("own_time_share_why", "own_share_calls is 0: kernel durations not measured");
-  WorkerRun run = runClean(ownShareCalls, /*graphs=*/!side);
+  return plan;
+}
+
+Outcome applyCleanTiming(Json &r, const PlanSettings &settings,
+                         const std::function<WorkerRun(int ownShareCalls, bool graphs)> &runClean) {
+  CleanRunPlan plan = planCleanRun(r, settings);
+  if (!plan.run)
+    return {};
+  return applyCleanRun(r, settings, plan, runClean(plan.ownShareCalls, plan.graphs));
+}
+
+Outcome applyCleanRun(Json &r, const PlanSettings &settings, const CleanRunPlan &plan, const WorkerRun &run) {
+  Json *perf = r.get("performance");
+  Json *attribution = r.get("attribution");
+  if (!plan.run || !perf || !attribution)
+    return {};
+  bool mixed = mixedOwnForeign(*attribution);
+  Json clean = Json::object();
+  bool side = !plan.graphs;
+  bool destroyed = perf->getInt("destroyed_stream_reps", 0) > 0;
+  int ownShareCalls = plan.ownShareCalls;
   Outcome out = outcomeOf(run);
   const Json *cperf = run.haveReport ? run.report.get("performance") : nullptr;
   double attributed = perf->getDouble("median_us", 0);

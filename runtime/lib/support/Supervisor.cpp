@@ -1,6 +1,7 @@
 //===- Supervisor.cpp - Run a child process under limits ------------------===//
 #include "atrex-rt/Supervisor.h"
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -9,7 +10,9 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <map>
 #include <poll.h>
+#include <set>
 #include <sched.h>
 #include <dirent.h>
 #include <sys/prctl.h>
@@ -69,6 +72,7 @@ std::string ChildResult::reason() const {
   std::string r;
   switch (end) {
   case End::SpawnFailed: return "could not start the child: " + spawnError;
+  case End::Continued: return "reported the unit's end and went on to the next unit";
   case End::TimedOut:
     return "hang: still running after " + std::to_string(static_cast<int>(wallSeconds)) +
            " s; the watchdog killed its process group";
@@ -103,6 +107,7 @@ Json ChildResult::toJson() const {
   case End::TimedOut: endName = "timed-out"; break;
   case End::MemoryExceeded: endName = "memory-exceeded"; break;
   case End::SpawnFailed: endName = "spawn-failed"; break;
+  case End::Continued: endName = "continued"; break;
   }
   j.set("end", endName);
   if (end == End::Exited)
@@ -150,6 +155,38 @@ std::vector<std::pair<pid_t, pid_t>> childrenOfSelf() {
   return out;
 }
 
+struct ProcInfo {
+  pid_t ppid = 0, pgrp = 0;
+  char state = 0;
+};
+/// Every process of /proc with its parent, process group and state.
+std::map<pid_t, ProcInfo> processTable() {
+  std::map<pid_t, ProcInfo> out;
+  DIR *d = opendir("/proc");
+  if (!d)
+    return out;
+  while (struct dirent *e = readdir(d)) {
+    char *end = nullptr;
+    long pid = std::strtol(e->d_name, &end, 10);
+    if (*end || pid <= 0)
+      continue;
+    std::ifstream stat(std::string("/proc/") + e->d_name + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), {});
+    size_t rp = text.rfind(')');
+    if (rp == std::string::npos)
+      continue;
+    ProcInfo p;
+    long ppid = 0, pgrp = 0;
+    if (std::sscanf(text.c_str() + rp + 1, " %c %ld %ld", &p.state, &ppid, &pgrp) == 3) {
+      p.ppid = static_cast<pid_t>(ppid);
+      p.pgrp = static_cast<pid_t>(pgrp);
+      out[static_cast<pid_t>(pid)] = p;
+    }
+  }
+  closedir(d);
+  return out;
+}
+
 /// Kills and reaps what is left of the child `group` (its own process group,
 /// already killed) and what escaped it; returns how many had escaped.
 int killOrphans(pid_t group) {
@@ -170,10 +207,84 @@ int killOrphans(pid_t group) {
 }
 } // namespace
 
+namespace {
+// The children running now (their pids, which are their process groups), in
+// slots a signal handler can read.
+constexpr int kSlots = 512;
+std::atomic<pid_t> gRunning[kSlots];
+int registerChild(pid_t pid) {
+  for (int i = 0; i < kSlots; ++i) {
+    pid_t none = 0;
+    if (gRunning[i].compare_exchange_strong(none, pid))
+      return i;
+  }
+  return -1;
+}
+} // namespace
+
+void killRunningChildren() {
+  for (auto &slot : gRunning)
+    if (pid_t p = slot.load(); p > 0)
+      kill(-p, SIGKILL);
+}
+
+int killEscaped(pid_t child) {
+  pid_t self = getpid();
+  std::set<pid_t> killed;
+  for (int round = 0; round < 50; ++round) {
+    std::map<pid_t, ProcInfo> table = processTable();
+    // The child's tree and the trees of orphans reparented to this process.
+    std::map<pid_t, std::vector<pid_t>> kids;
+    for (const auto &[pid, p] : table)
+      kids[p.ppid].push_back(pid);
+    std::vector<pid_t> todo = {child};
+    for (const auto &[pid, p] : table)
+      if (p.ppid == self && pid != child)
+        todo.push_back(pid);
+    std::vector<pid_t> found;
+    std::set<pid_t> seen;
+    while (!todo.empty()) {
+      pid_t p = todo.back();
+      todo.pop_back();
+      if (!seen.insert(p).second)
+        continue;
+      for (pid_t k : kids[p])
+        todo.push_back(k);
+      auto it = table.find(p);
+      if (p != child && it != table.end() && it->second.state != 'Z' && it->second.pgrp != child &&
+          !killed.count(p))
+        found.push_back(p);
+    }
+    if (found.empty())
+      break;
+    for (pid_t p : found) {
+      kill(p, SIGKILL);
+      killed.insert(p);
+    }
+    // Wait until each is gone (reaped when it is ours, a zombie of the child
+    // otherwise), so that its own children are reparented before the next scan.
+    for (pid_t p : found) {
+      if (table[p].ppid == self) {
+        waitpid(p, nullptr, 0);
+        continue;
+      }
+      for (int i = 0; i < 200; ++i) {
+        std::ifstream stat("/proc/" + std::to_string(p) + "/stat");
+        std::string text((std::istreambuf_iterator<char>(stat)), {});
+        size_t rp = text.rfind(')');
+        if (rp == std::string::npos || (rp + 2 < text.size() && text[rp + 2] == 'Z'))
+          break;
+        usleep(1000);
+      }
+    }
+  }
+  return static_cast<int>(killed.size());
+}
+
 ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &limits,
                           const std::string &stdinData, const std::string &workDir,
                           const std::map<std::string, std::string> &env,
-                          const std::vector<std::string> &unsetEnv) {
+                          const std::vector<std::string> &unsetEnv, const ReportHook &onReport) {
   if (limits.killOrphans)
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
   ChildResult res;
@@ -264,6 +375,14 @@ ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &li
     die("exec");
   }
   setpgid(pid, pid);
+  int slot = registerChild(pid);
+  struct Unregister {
+    int slot;
+    ~Unregister() {
+      if (slot >= 0)
+        gRunning[slot].store(0);
+    }
+  } unregister{slot};
   close(pIn[0]);
   close(pOut[1]);
   close(pErr[1]);
@@ -312,6 +431,12 @@ ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &li
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
+  // The watchdog's clock: from the start, or from the hook's last restart.
+  auto clockStart = start;
+  auto onClock = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - clockStart).count();
+  };
+  bool stopNow = false;
   auto killGroup = [&] { kill(-pid, SIGKILL); };
 
   while (true) {
@@ -335,6 +460,7 @@ ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &li
       poll(pfd, np, 20);
     else if (!exited)
       usleep(20000);
+    bool newReport = false;
     for (int k2 = 0; k2 < np; ++k2) {
       if (!(pfd[k2].revents & (POLLIN | POLLHUP | POLLERR)))
         continue;
@@ -350,16 +476,42 @@ ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &li
         appendTail(res.stdoutTail, buf, n, limits.outputTailBytes);
       else if (i == 1)
         appendTail(res.stderrTail, buf, n, limits.outputTailBytes);
-      else if (res.report.size() + n <= limits.reportMaxBytes)
+      else if (res.report.size() + n <= limits.reportMaxBytes) {
         res.report.append(buf, n);
-      else
+        newReport = true;
+      } else {
         res.reportTruncated = true;
+      }
+    }
+    if (newReport && onReport && !exited) {
+      res.wallSeconds = elapsed();
+      Progress pr = onReport(pid, res);
+      if (pr.restartClock) {
+        clockStart = std::chrono::steady_clock::now();
+        res.clockRestartedAt = elapsed();
+      }
+      stopNow |= pr.stop;
     }
     if (!exited) {
       pid_t w = waitpid(pid, &status, WNOHANG);
       if (w == pid) {
         exited = true;
         res.wallSeconds = elapsed();
+        // The report lines written just before the end reach the hook too,
+        // before the group and what escaped it are killed (a worker's last
+        // units can end between two polls: what they left behind is theirs).
+        if (onReport && open[2]) {
+          fcntl(fds[2], F_SETFL, O_NONBLOCK);
+          char buf[65536];
+          ssize_t n;
+          bool more = false;
+          while ((n = read(fds[2], buf, sizeof(buf))) > 0 && res.report.size() + n <= limits.reportMaxBytes) {
+            res.report.append(buf, n);
+            more = true;
+          }
+          if (more)
+            onReport(pid, res);
+        }
         // Grandchildren may keep the pipes open: end the whole group, and
         // what escaped it.
         killGroup();
@@ -368,13 +520,19 @@ ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &li
       } else {
         int64_t rss = readRssBytes(pid);
         res.peakRssBytes = std::max(res.peakRssBytes, rss);
-        if (limits.rssBytes > 0 && rss > limits.rssBytes) {
+        if (stopNow) {
+          killGroup();
+          waitpid(pid, &status, 0);
+          res.wallSeconds = elapsed();
+          res.stoppedByHook = true;
+          exited = true;
+        } else if (limits.rssBytes > 0 && rss > limits.rssBytes) {
           killGroup();
           waitpid(pid, &status, 0);
           res.wallSeconds = elapsed();
           res.end = ChildResult::End::MemoryExceeded;
           exited = true;
-        } else if (elapsed() > limits.wallSeconds) {
+        } else if (onClock() > limits.wallSeconds) {
           killGroup();
           waitpid(pid, &status, 0);
           res.wallSeconds = elapsed();

@@ -9,6 +9,8 @@
 //   write MB      write MB megabytes to ./big.out
 //   grandchild    fork a child that hangs, then exit 0
 //   spam          write 1 MB to stdout and stderr, exit 0
+//   ticks N       N lines {"tick":i} on fd 3, one every 300 ms, then exit 0
+//   escape-stay F escape (as escape F), then one line on fd 3, then hang
 //
 //===----------------------------------------------------------------------===//
 #include <cstdio>
@@ -73,7 +75,16 @@ int main(int argc, char **argv) {
         pause();
     return 0;
   }
-  if (mode == "escape") {
+  if (mode == "ticks") {
+    for (long i = 0; i < arg; ++i) {
+      usleep(300000);
+      std::string line = "{\"tick\":" + std::to_string(i) + "}\n";
+      if (write(3, line.data(), line.size()) < 0)
+        return 5;
+    }
+    return 0;
+  }
+  if (mode == "escape" || mode == "escape-stay") {
     // A double fork into a session of its own: out of the process group.
     if (fork() == 0) {
       setsid();
@@ -95,6 +106,12 @@ int main(int argc, char **argv) {
           break;
       }
       usleep(10000);
+    }
+    if (mode == "escape-stay") {
+      if (write(3, "{}\n", 3) < 0)
+        return 5;
+      for (;;)
+        pause();
     }
     return 0;
   }

@@ -105,16 +105,23 @@ std::string writePlan(const std::string &d) {
   executable(d + "/nvcc.sh", "#!/bin/sh\nout=\nwhile [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
                              "echo fake-so > \"$out\"\n");
   executable(d + "/cuobjdump.sh", "#!/bin/sh\necho fake-elf > sub.1.sm_90.cubin\n");
+  // One worker runs every unit of a submission's job (docs/gate.md, "Worker
+  // batches"): one seed per unit on stdin, then the key; a failed unit ends it.
   executable(d + "/worker.sh", R"(#!/bin/sh
-read seed key
-shape=$(tr -d ' \n' < "$2" | sed -n 's/.*"shape":{\([^}]*\)}.*/\1/p')
+read -r line
+key=${line##* }
+tr -d ' \n' < "$2" | sed 's/{"unit":/\n/g' | sed 1d > "$2.units"
+while IFS= read -r u || [ -n "$u" ]; do
+unit=${u%%,*}
+shape=$(printf '%s' "$u" | sed -n 's/^[0-9]*,"shape":{\([^}]*\)}.*/\1/p')
 sleep "${FAKE_SLEEP:-0}"
 us=$(( $(printf '%s' "$shape" | cksum | cut -d' ' -f1) % 40 + 10 ))
 env='"env":{"gpu":"NVIDIA H200"},"attribution":{"available":true,"verdict":"adopted"}'
 case "$shape" in
-  *8192*) echo "$key {\"status\":\"fail\",\"stage\":\"correctness\",\"reason\":\"out: 3 mismatches\",$env}" >&3 ;;
-  *) echo "$key {\"status\":\"pass\",\"stage\":\"done\",\"performance\":{\"median_us\":$us,\"p10_us\":$us,\"p90_us\":$us,\"reps\":10,\"mode\":\"eager\"},$env}" >&3 ;;
+  *8192*) echo "$key {\"unit\":$unit,\"status\":\"fail\",\"stage\":\"correctness\",\"reason\":\"out: 3 mismatches\",$env}" >&3; exit 0 ;;
+  *) echo "$key {\"unit\":$unit,\"status\":\"pass\",\"stage\":\"done\",\"performance\":{\"median_us\":$us,\"p10_us\":$us,\"p90_us\":$us,\"reps\":10,\"mode\":\"eager\"},$env}" >&3 ;;
 esac
+done < "$2.units"
 )");
   return "ATREX_NVCC=" + d + "/nvcc.sh ATREX_CUOBJDUMP=" + d + "/cuobjdump.sh ";
 }

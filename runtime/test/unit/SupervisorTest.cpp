@@ -1,6 +1,7 @@
 //===- SupervisorTest.cpp - Supervised children: crash, hang, memory ------===//
 #include "atrex-rt/Supervisor.h"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -135,6 +136,83 @@ TEST(Supervisor, EscapedProcessesAreKilledAndCounted) {
   r = runSupervised(child({"grandchild"}), l);
   EXPECT_TRUE(r.succeeded()) << r.reason();
   EXPECT_EQ(r.orphansKilled, 0);
+}
+
+// A worker that runs several units has its wall-clock limit per unit: the
+// report hook restarts the watchdog's clock at each line; it can also end the
+// child (the gate stops a worker after a unit that failed).
+TEST(Supervisor, ReportHookRestartsTheClockOrStops) {
+  // Five lines 0.3 s apart, 1.5 s in all, under a 0.5 s limit.
+  ChildResult r = runSupervised(child({"ticks", "5"}), quick(0.5));
+  EXPECT_EQ(r.end, ChildResult::End::TimedOut) << r.reason();
+  int calls = 0;
+  r = runSupervised(child({"ticks", "5"}), quick(0.5), "", "", {}, {}, [&](pid_t, const ChildResult &sofar) {
+    ++calls;
+    EXPECT_NE(sofar.report.find("\"tick\""), std::string::npos);
+    Progress p;
+    p.restartClock = true;
+    return p;
+  });
+  EXPECT_TRUE(r.succeeded()) << r.reason();
+  EXPECT_GE(calls, 4);
+  EXPECT_GT(r.clockRestartedAt, 1.0);
+  EXPECT_EQ(std::count(r.report.begin(), r.report.end(), '\n'), 5);
+  r = runSupervised(child({"ticks", "5"}), quick(10), "", "", {}, {}, [&](pid_t, const ChildResult &sofar) {
+    Progress p;
+    p.stop = sofar.report.find("\"tick\":1") != std::string::npos;
+    return p;
+  });
+  EXPECT_TRUE(r.stoppedByHook);
+  EXPECT_EQ(r.end, ChildResult::End::Signaled) << r.reason();
+  EXPECT_EQ(r.report, "{\"tick\":0}\n{\"tick\":1}\n");
+  EXPECT_LT(r.wallSeconds, 2.0);
+}
+
+// Report lines written just before the child exits reach the hook as well
+// (a worker's last units can end between two polls; what they left behind
+// must be counted for them, found by the hook before the group is killed).
+TEST(Supervisor, ReportHookSeesTheLinesWrittenBeforeTheExit) {
+  // Two lines 0.3 s apart, then the end; the hook takes 0.5 s over the first,
+  // so the second line and the exit both come while it runs.
+  std::vector<std::string> seen;
+  ChildResult r = runSupervised(child({"ticks", "2"}), quick(), "", "", {}, {}, [&](pid_t, const ChildResult &sofar) {
+    if (seen.empty())
+      usleep(500000);
+    seen.push_back(sofar.report);
+    return Progress{};
+  });
+  ASSERT_TRUE(r.succeeded()) << r.reason();
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.back(), "{\"tick\":0}\n{\"tick\":1}\n");
+}
+
+// While the child runs, killEscaped finds the process that left its group
+// (the gate's sweep at the end of each unit of a worker batch).
+TEST(Supervisor, KillEscapedWhileTheChildRuns) {
+  std::string pidFile = ::testing::TempDir() + "/atrex-escaped-stay.pid";
+  std::remove(pidFile.c_str());
+  Limits l = quick(20);
+  l.killOrphans = true;
+  int found = -1;
+  ChildResult r = runSupervised(child({"escape-stay", pidFile}), l, "", "", {}, {}, [&](pid_t c, const ChildResult &) {
+    found = killEscaped(c);
+    Progress p;
+    p.stop = true;
+    return p;
+  });
+  EXPECT_EQ(found, 1);
+  EXPECT_TRUE(r.stoppedByHook);
+  EXPECT_EQ(r.orphansKilled, 0); // already gone when the child ended
+  std::ifstream in(pidFile);
+  int escaped = 0;
+  ASSERT_TRUE(static_cast<bool>(in >> escaped));
+  EXPECT_NE(kill(escaped, 0), 0) << "the escaped process " << escaped << " is still alive";
+  // The child's own group is left alone while it runs.
+  r = runSupervised(child({"grandchild"}), l, "", "", {}, {}, [&](pid_t c, const ChildResult &) {
+    found = killEscaped(c);
+    return Progress{};
+  });
+  EXPECT_TRUE(r.succeeded());
 }
 
 TEST(Supervisor, OutputTailsAreBounded) {

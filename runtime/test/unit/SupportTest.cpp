@@ -535,6 +535,83 @@ TEST(GateRun, LastReportLineAndOutcomes) {
   EXPECT_EQ(outcomeOf(spawn).status, "error");
 }
 
+// A worker batch's report cut into units, and who gets the worker's end.
+TEST(GateRun, BatchReportAndDecisions) {
+  BatchReport rep({4, 5, 6}, "k");
+  // Lines arrive in pieces; keyed lines belong to the current unit.
+  EXPECT_TRUE(rep.feed("k {\"unit\":4,\"stage\":\"correctness\"}\nk {\"unit\":4,\"sta").empty());
+  EXPECT_EQ(rep.current(), 0u);
+  std::string bytes = "k {\"unit\":4,\"stage\":\"correctness\"}\nk {\"unit\":4,\"status\":\"pass\",\"stage\":"
+                      "\"done\"}\n{\"status\":\"pass\"}\nk {\"unit\":4,\"stage\":\"x\"}\nk {\"stage\":\"correctness\"}\n";
+  EXPECT_EQ(rep.feed(bytes), std::vector<size_t>{0});
+  EXPECT_EQ(rep.finished(), 1u);
+  EXPECT_EQ(rep.last(0)->getString("stage", ""), "done");
+  EXPECT_EQ(rep.forged(0), 0);
+  // An unkeyed line and a line naming another unit count as forged for the current unit (5).
+  EXPECT_EQ(rep.forged(1), 2);
+  EXPECT_TRUE(rep.failed(1));
+  EXPECT_EQ(rep.last(1)->getString("stage", ""), "correctness");
+  EXPECT_EQ(rep.last(2), nullptr);
+
+  // Unit 5 crashes: unit 4 continued, unit 5 gets the crash, unit 6 runs again.
+  ChildResult crashed;
+  crashed.end = ChildResult::End::Signaled;
+  crashed.signal = 11;
+  crashed.wallSeconds = 3;
+  std::vector<WorkerRun> d = decideBatch(rep, crashed, {UnitMark{1.0, 100, 0}}, false);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].child.end, ChildResult::End::Continued);
+  EXPECT_DOUBLE_EQ(d[0].child.wallSeconds, 1.0);
+  EXPECT_EQ(outcomeOf(d[0]).status, "pass");
+  EXPECT_EQ(d[1].child.end, ChildResult::End::Signaled);
+  EXPECT_DOUBLE_EQ(d[1].child.wallSeconds, 2.0);
+  EXPECT_EQ(d[1].forgedLines, 2);
+  EXPECT_EQ(outcomeOf(d[1]).status, "fail");
+  // Stopped by the gate after unit 4 (say it left processes behind): only unit 4 is decided.
+  ChildResult stopped = crashed;
+  stopped.stoppedByHook = true;
+  d = decideBatch(rep, stopped, {UnitMark{1.0, 100, 2}}, false);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].child.orphansKilled, 2);
+  EXPECT_EQ(outcomeOf(d[0]).status, "fail");
+
+  // Every unit finished: the last one gets the worker's end (and what it left behind at exit).
+  BatchReport all({1, 2}, "");
+  all.feed("{\"status\":\"pass\",\"stage\":\"done\"}\n{\"status\":\"pass\",\"stage\":\"done\"}\n");
+  ChildResult exited;
+  exited.end = ChildResult::End::Exited;
+  exited.exitCode = 0;
+  exited.wallSeconds = 5;
+  exited.orphansKilled = 1;
+  d = decideBatch(all, exited, {UnitMark{2, 0, 0}, UnitMark{4, 0, 0}}, false);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].child.orphansKilled, 0);
+  EXPECT_EQ(d[1].child.end, ChildResult::End::Exited);
+  EXPECT_DOUBLE_EQ(d[1].child.wallSeconds, 3.0);
+  EXPECT_EQ(d[1].child.orphansKilled, 1);
+  // A unit that failed ends the worker: its exit is that unit's, the rest run again.
+  BatchReport failedRep({1, 2, 3}, "");
+  failedRep.feed("{\"status\":\"pass\",\"stage\":\"done\"}\n{\"status\":\"fail\",\"stage\":\"correctness\","
+                 "\"reason\":\"wrong\"}\n");
+  exited.orphansKilled = 0;
+  d = decideBatch(failedRep, exited, {UnitMark{2, 0, 0}, UnitMark{4, 0, 0}}, false);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[1].child.end, ChildResult::End::Exited);
+  EXPECT_EQ(outcomeOf(d[1]).reason, "wrong");
+  // The watchdog in the gate's own phase: the hung unit's error, nobody else's.
+  ChildResult hung;
+  hung.end = ChildResult::End::TimedOut;
+  hung.wallSeconds = 9;
+  BatchReport one({1, 2}, "");
+  one.feed("{\"status\":\"pass\",\"stage\":\"done\"}\n{\"stage\":\"performance\"}\n");
+  d = decideBatch(one, hung, {UnitMark{2, 0, 0}}, true);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_FALSE(d[0].gateTimedOut);
+  EXPECT_TRUE(d[1].gateTimedOut);
+  EXPECT_EQ(outcomeOf(d[1]).status, "error");
+  EXPECT_NE(outcomeOf(d[1]).reason.find("hang: still running after 7 s"), std::string::npos) << outcomeOf(d[1]).reason;
+}
+
 TEST(GateRun, CleanTimingDecisions) {
   PlanSettings s;
   int calls = 0;

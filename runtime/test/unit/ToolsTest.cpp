@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <set>
 #include <sstream>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -599,11 +601,324 @@ TEST(AtrexGate, WatchdogBlamesWhoeverWasWorking) {
   }
 }
 
+namespace {
+// A scripted worker of the batch protocol (docs/gate.md, "Worker batches"):
+// one seed per unit on stdin, then the key; the job's units in order, each
+// with a line naming it and then its final line; a failed unit ends the
+// worker. Logs "worker <run> <units>" per process and "<run> <unit>
+// graphs=<option>" per unit to $FAKE_LOG. Its median follows from the unit's
+// seed (the clean run reads 1 us less). FAKE_<WHAT>=<run>.<unit> picks where
+// it crashes (CRASH), hangs (HANG; FAKE_HANG_GATE: in the gate's phase),
+// fails (FAIL), writes an unkeyed line (FORGE) or leaves a process in a
+// session of its own (ESCAPE, its pid in $FAKE_PIDFILE). Each unit writes
+// tmp/u<unit>.<run>.txt in its private TMPDIR and sleeps FAKE_SLEEP seconds.
+const std::string kBatchWorker = R"SH(#!/bin/sh
+job=$2
+run=$(sed -n 's/^ *"run": *"\([a-z]*\)".*/\1/p' "$job")
+read -r line
+key=${line##* }
+set -- $line
+tr -d ' \n' < "$job" | sed 's/{"unit":/\n/g' | sed 1d > "$job.units"
+echo "worker $run $(cut -d, -f1 "$job.units" | tr '\n' ' ')" >> "$FAKE_LOG"
+while IFS= read -r u || [ -n "$u" ]; do
+  unit=${u%%,*}; seed=$1; shift
+  graphs=$(printf '%s' "$u" | sed -n 's/.*"graphs":\([a-z]*\).*/\1/p')
+  echo "$run $unit graphs=$graphs" >> "$FAKE_LOG"
+  echo "$key {\"unit\":$unit,\"stage\":\"correctness\"}" >&3
+  [ "$run.$unit" = "$FAKE_CRASH" ] && kill -SEGV $$
+  if [ "$run.$unit" = "$FAKE_HANG" ]; then
+    [ -n "$FAKE_HANG_GATE" ] && printf '%s g' "$key" > "$job.phase"
+    sleep 30
+  fi
+  sleep "${FAKE_SLEEP:-0}"
+  echo "unit $unit" > "$TMPDIR/u$unit.$run.txt"
+  [ "$run.$unit" = "$FAKE_FORGE" ] && echo '{"status":"pass","stage":"done"}' >&3
+  if [ "$run.$unit" = "$FAKE_ESCAPE" ]; then
+    setsid sh -c 'echo $$ > "$0"; exec sleep 300' "$FAKE_PIDFILE" > /dev/null 2>&1 < /dev/null &
+    while [ ! -s "$FAKE_PIDFILE" ]; do sleep 0.05; done
+  fi
+  if [ "$run.$unit" = "$FAKE_FAIL" ]; then
+    echo "$key {\"unit\":$unit,\"status\":\"fail\",\"stage\":\"correctness\",\"reason\":\"wrong when seed $seed\"}" >&3
+    exit 0
+  fi
+  us=$(( seed % 50 + 50 )); [ "$run" = clean ] && us=$(( us - 1 ))
+  echo "$key {\"unit\":$unit,\"status\":\"pass\",\"stage\":\"done\",\"stage_seconds\":{\"setup\":0.01},\"performance\":{\"median_us\":$us,\"p10_us\":$us,\"p90_us\":$us,\"reps\":10,\"mode\":\"eager\",\"side_stream_reps\":0,\"launch_gap_hidden\":true},\"attribution\":{\"available\":true,\"verdict\":\"adopted\"}}" >&3
+done < "$job.units"
+)SH";
+
+// A plan of the example submission under two names (`a` with `na` problems,
+// `b` with `nb`), a fixed seed, and `settings`.
+void batchPlan(const std::string &d, int na, int nb, const std::string &settings = "") {
+  auto problems = [](int n, int t0) {
+    std::string s;
+    for (int i = 0; i < n; ++i)
+      s += std::string(i ? "," : "") + R"({"shape":{"T":)" + std::to_string(t0 + i) + R"(,"D":8}})";
+    return s;
+  };
+  std::string src = std::string(ATREX_RT_SOURCE_DIR) + "/../examples/gate/silu_and_mul_naive.cu";
+  std::string b = nb == 0 ? "" : R"(,{"name":"b","source":")" + src + R"(","operator":"silu_and_mul","problems":[)" +
+                                     problems(nb, 100) + "]}";
+  std::ofstream(d + "/plan.json") << R"({"settings":{"seed":11)" + settings + R"(},"submissions":[
+    {"name":"a","source":")" + src + R"(","operator":"silu_and_mul","problems":[)" + problems(na, 1) + "]}" + b +
+                                         "]}";
+}
+
+struct GateRunOut {
+  Out out;
+  std::vector<Json> results;
+  std::string log;
+};
+GateRunOut runBatchGate(const std::string &d, const std::string &env, const std::string &args = "") {
+  fakeCuobjdump(d);
+  std::ofstream(d + "/worker.sh") << kBatchWorker;
+  fs::permissions(d + "/worker.sh", fs::perms::owner_all);
+  // The gate's own files exist before it runs (entries of the shared /tmp
+  // that change while a unit runs are in its record too).
+  fs::remove(d + "/pid");
+  std::ofstream(d + "/r.jsonl", std::ios::trunc).close();
+  std::ofstream(d + "/log", std::ios::trunc).close();
+  GateRunOut g;
+  g.out = sh("FAKE_LOG=" + d + "/log FAKE_PIDFILE=" + d + "/pid ATREX_CUOBJDUMP=" + d + "/cuobjdump.sh " + env + " " +
+             kGate + " --quiet --plan " + d + "/plan.json --out " + d + "/r.jsonl --cache " + sharedCache() +
+             " --worker " + d + "/worker.sh " + args);
+  std::ifstream in(d + "/r.jsonl");
+  for (std::string line; std::getline(in, line);)
+    g.results.push_back(Json::parse(line));
+  std::ifstream log(d + "/log");
+  g.log.assign(std::istreambuf_iterator<char>(log), {});
+  return g;
+}
+
+// The lines of the log that start with `prefix`.
+std::string logLines(const std::string &log, const std::string &prefix) {
+  std::istringstream in(log);
+  std::string out;
+  for (std::string l; std::getline(in, l);)
+    if (l.rfind(prefix, 0) == 0)
+      out += l + "\n";
+  return out;
+}
+} // namespace
+
+// One worker process runs all the problems of a submission, and one clean
+// worker times all those that passed; each unit keeps a result of its own.
+TEST(AtrexGate, OneWorkerRunsAllProblemsOfASubmission) {
+  std::string d = tmp("gate-batch");
+  batchPlan(d, 4, 2);
+  GateRunOut g = runBatchGate(d, "");
+  EXPECT_EQ(g.out.status, 0) << g.out.text;
+  EXPECT_EQ(logLines(g.log, "worker "), "worker attributed 0 1 2 3 \nworker clean 0 1 2 3 \n"
+                                        "worker attributed 4 5 \nworker clean 4 5 \n")
+      << g.log;
+  // The clean run's options are per unit.
+  EXPECT_NE(g.log.find("clean 2 graphs=true\n"), std::string::npos) << g.log;
+  ASSERT_EQ(g.results.size(), 6u);
+  for (size_t i = 0; i < 6; ++i) {
+    const Json &r = g.results[i];
+    EXPECT_EQ(validateResult(r), "") << r.dump();
+    EXPECT_EQ(r.getInt("unit", -1), static_cast<int64_t>(i));
+    EXPECT_EQ(r.getString("status", ""), "pass") << r.dump();
+    int64_t us = static_cast<int64_t>(static_cast<uint64_t>(r.getInt("seed", 0)) % 50 + 50);
+    // The clean median (1 us less), within the tolerance of the attributed one.
+    EXPECT_EQ(r.get("performance")->getDouble("median_us", 0), us - 1) << r.dump();
+    EXPECT_EQ(r.get("performance")->get("attributed")->getDouble("median_us", 0), us) << r.dump();
+    size_t pos = i < 4 ? i : i - 4, n = i < 4 ? 4 : 2;
+    const Json *b = r.get("worker_seconds")->get("attributed")->get("batch");
+    ASSERT_NE(b, nullptr) << r.dump();
+    EXPECT_EQ(b->getInt("units", 0), static_cast<int64_t>(n));
+    EXPECT_EQ(b->getInt("position", -1), static_cast<int64_t>(pos));
+    EXPECT_EQ(r.get("child")->getString("end", ""), pos + 1 == n ? "exited" : "continued") << r.dump();
+    // What each unit wrote is its own.
+    EXPECT_EQ(r.get("side_effects")->get("attributed")->get("files")->dump(),
+              "[{\"path\":\"tmp/u" + std::to_string(i) + ".attributed.txt\",\"bytes\":" +
+                  std::to_string(5 + std::to_string(i).size() + 1) + "}]")
+        << r.dump();
+  }
+}
+
+// A crash, a failed clean run and a hang in the middle of a batch cost the
+// unit they happen in; the units after it run in a fresh worker. The limit
+// (problem_s) is per unit: four units of 0.4 s each in one worker pass
+// under a 1 s limit.
+TEST(AtrexGate, CrashOrHangMidBatchCostsOneUnit) {
+  std::string d = tmp("gate-batch-crash");
+  batchPlan(d, 4, 0, R"(,"problem_s":1)");
+  GateRunOut g = runBatchGate(d, "FAKE_CRASH=attributed.1 FAKE_FAIL=clean.2");
+  EXPECT_EQ(g.out.status, 0) << g.out.text;
+  EXPECT_EQ(logLines(g.log, "worker "), "worker attributed 0 1 2 3 \nworker attributed 2 3 \n"
+                                        "worker clean 0 2 3 \nworker clean 3 \n")
+      << g.log;
+  ASSERT_EQ(g.results.size(), 4u) << g.out.text;
+  EXPECT_EQ(g.results[0].getString("status", ""), "pass");
+  EXPECT_EQ(g.results[1].getString("status", ""), "fail");
+  EXPECT_EQ(g.results[1].getString("reason", ""), "correctness: crashed: Segmentation fault (SIGSEGV)")
+      << g.results[1].dump();
+  EXPECT_EQ(g.results[1].get("child")->getString("end", ""), "signaled");
+  EXPECT_EQ(g.results[2].getString("status", ""), "fail");
+  EXPECT_EQ(g.results[2].getString("reason", ""),
+            "clean timing run (no attribution): wrong when seed " + std::to_string(g.results[2].getInt("seed", 0)))
+      << g.results[2].dump();
+  EXPECT_EQ(g.results[3].getString("status", ""), "pass") << g.results[3].dump();
+
+  g = runBatchGate(d, "FAKE_SLEEP=0.4 FAKE_HANG=attributed.2");
+  EXPECT_EQ(g.out.status, 0) << g.out.text;
+  EXPECT_EQ(logLines(g.log, "worker attributed"), "worker attributed 0 1 2 3 \nworker attributed 3 \n") << g.log;
+  ASSERT_EQ(g.results.size(), 4u) << g.out.text;
+  for (int i : {0, 1, 3})
+    EXPECT_EQ(g.results[i].getString("status", ""), "pass") << g.results[i].dump();
+  EXPECT_EQ(g.results[2].getString("reason", ""),
+            "correctness: hang: still running after 1 s; the watchdog killed its process group")
+      << g.results[2].dump();
+  EXPECT_LT(g.results[2].get("child")->getDouble("wall_s", 0), 2) << g.results[2].dump();
+  // A hang in the gate's own work (phase 'g' with the worker's key) is the gate's error.
+  g = runBatchGate(d, "FAKE_HANG=attributed.2 FAKE_HANG_GATE=1");
+  EXPECT_EQ(g.out.status, 2) << g.out.text;
+  ASSERT_EQ(g.results.size(), 4u) << g.out.text;
+  EXPECT_EQ(g.results[2].getString("status", ""), "error") << g.results[2].dump();
+  EXPECT_EQ(g.results[3].getString("status", ""), "pass") << g.results[3].dump();
+}
+
+// Batches give the results of one worker per unit (--worker-per-unit), unit
+// for unit, with crashes, failures, forged lines and escaped processes
+// among them: everything but times, run identity and how the worker ended.
+TEST(AtrexGate, BatchResultsEqualTheWorkerPerUnitPath) {
+  std::string d = tmp("gate-batch-equal");
+  std::string env = "FAKE_CRASH=attributed.1 FAKE_FAIL=clean.2 FAKE_FORGE=attributed.3 FAKE_ESCAPE=attributed.5 "
+                    "FAKE_HANG=clean.8";
+  batchPlan(d, 7, 3, R"(,"problem_s":2)");
+  GateRunOut batch = runBatchGate(d, env);
+  GateRunOut single = runBatchGate(d, env, "--worker-per-unit");
+  EXPECT_EQ(batch.out.status, 0) << batch.out.text;
+  EXPECT_EQ(single.out.status, 0) << single.out.text;
+  // Ten units, one attributed worker each.
+  EXPECT_EQ(logLines(single.log, "worker attributed"), "worker attributed 0 \nworker attributed 1 \n"
+            "worker attributed 2 \nworker attributed 3 \nworker attributed 4 \nworker attributed 5 \n"
+            "worker attributed 6 \nworker attributed 7 \nworker attributed 8 \nworker attributed 9 \n")
+      << single.log;
+  EXPECT_EQ(logLines(batch.log, "worker attributed"),
+            "worker attributed 0 1 2 3 4 5 6 \nworker attributed 2 3 4 5 6 \nworker attributed 4 5 6 \n"
+            "worker attributed 6 \nworker attributed 7 8 9 \n")
+      << batch.log;
+  // Without what differs between two runs of the same units.
+  std::function<Json(const Json &)> strip = [&](const Json &j) -> Json {
+    // outside_tmp: the shared /tmp, which other processes of this machine change too.
+    static const std::set<std::string> drop = {"run", "started_at", "duration_s", "child", "worker_seconds",
+                                               "outside_tmp"};
+    if (j.isObject()) {
+      Json o = Json::object();
+      for (const auto &[k, v] : j.asObject())
+        if (!drop.count(k))
+          o.set(k, strip(v));
+      return o;
+    }
+    if (j.isArray()) {
+      Json a = Json::array();
+      for (const Json &v : j.asArray())
+        a.push(strip(v));
+      return a;
+    }
+    return j;
+  };
+  ASSERT_EQ(batch.results.size(), 10u) << batch.out.text;
+  ASSERT_EQ(single.results.size(), 10u) << single.out.text;
+  for (size_t i = 0; i < 10; ++i)
+    EXPECT_EQ(strip(batch.results[i]).dump(), strip(single.results[i]).dump()) << "unit " << i;
+  // What each case gave (the same both ways, as compared above).
+  const std::vector<Json> &r = batch.results;
+  EXPECT_EQ(r[1].getString("reason", ""), "correctness: crashed: Segmentation fault (SIGSEGV)");
+  EXPECT_EQ(r[2].getString("reason", "").rfind("clean timing run (no attribution): wrong when seed", 0), 0u);
+  EXPECT_EQ(r[3].getString("reason", ""), "done: the submission wrote 1 line(s) to the gate's report channel "
+                                          "(file descriptor 3): report forgery");
+  EXPECT_EQ(r[5].getString("reason", ""), "done: the submission left 1 process(es) running outside the worker's "
+                                          "process group (killed by the gate)");
+  EXPECT_EQ(r[8].getString("reason", ""), "clean timing run (no attribution): correctness: hang: still running "
+                                          "after 2 s; the watchdog killed its process group");
+  for (size_t i : {0, 4, 6, 7, 9})
+    EXPECT_EQ(r[i].getString("status", ""), "pass") << r[i].dump();
+  std::ifstream pf(d + "/pid");
+  int pid = 0;
+  ASSERT_TRUE(static_cast<bool>(pf >> pid));
+  EXPECT_NE(kill(pid, 0), 0) << "the escaped process " << pid << " is still alive";
+}
+
+// The real worker's job document and stdin: errors name what is wrong, and
+// are reported for the job's first unit (the gate's own error).
+TEST(AtrexGateWorker, BadJobsAreTheGatesErrors) {
+  std::string d = tmp("worker-jobs");
+  const std::string key = "0123456789abcdef0123456789abcdef"; // a report key: 32 hex digits
+  auto run = [&](const std::string &job, std::string stdinText) {
+    stdinText.replace(stdinText.find('K'), 1, key);
+    std::ofstream(d + "/job.json") << job;
+    Out o = sh("printf '" + stdinText + "' | " ATREX_BIN_DIR "/atrex-gate-worker --job " + d + "/job.json 3>&1");
+    Json rep;
+    std::istringstream in(o.text);
+    for (std::string l; std::getline(in, l);)
+      if (l.rfind(key + " {", 0) == 0)
+        rep = Json::parse(l.substr(key.size() + 1));
+    EXPECT_EQ(o.status, 2) << o.text;
+    EXPECT_EQ(rep.getString("status", ""), "error") << o.text;
+    EXPECT_EQ(rep.getString("stage", ""), "setup") << o.text;
+    return rep;
+  };
+  std::string head = R"({"schema":"atrex-gate-job/2","run":"attributed","operator":"silu_and_mul",
+    "library":"/nonexistent.so","own_fnv1a64":[],"settings":{},)";
+  Json r = run(R"({"schema":"atrex-gate-job/1","units":[{"unit":4,"shape":{"T":1,"D":8}}]})", "1 K\n");
+  EXPECT_EQ(r.getString("reason", ""), "job '" + d + "/job.json': not an atrex-gate-job/2 document") << r.dump();
+  EXPECT_EQ(r.getInt("unit", -1), 4) << r.dump();
+  r = run(head + R"("units":[]})", "1 K\n");
+  EXPECT_EQ(r.getString("reason", ""), "job '" + d + "/job.json': 'units' must be a non-empty array");
+  r = run(head + R"("units":[{"unit":0,"shape":{"T":1,"D":8}},{"unit":1}]})", "1 2 K\n");
+  EXPECT_EQ(r.getString("reason", ""), "job '" + d + "/job.json': units[1]: needs 'unit' (a number) and 'shape'");
+  EXPECT_EQ(r.getInt("unit", -1), 0) << r.dump();
+  r = run(head + R"("units":[{"unit":0,"shape":{"T":1}}]})", "1 K\n");
+  EXPECT_NE(r.getString("reason", "").find("units[0]: "), std::string::npos) << r.dump();
+  EXPECT_NE(r.getString("reason", "").find("'D'"), std::string::npos) << r.dump();
+  // One seed per unit, then the key.
+  std::string two = head + R"("units":[{"unit":0,"shape":{"T":1,"D":8}},{"unit":1,"shape":{"T":2,"D":8}}]})";
+  r = run(two, "1 K\n");
+  EXPECT_EQ(r.getString("reason", ""), "stdin holds 1 seed(s) for the job's 2 unit(s) (one seed per unit, then the "
+                                       "report key)")
+      << r.dump();
+  r = run(two, "1 x2 K\n");
+  EXPECT_EQ(r.getString("reason", ""), "stdin: seed 1 'x2' is not a number") << r.dump();
+}
+
+// A gate ended by SIGTERM (a time limit, a scheduler's cancel) takes its
+// worker with it: the worker runs in a process group of its own, which the
+// signal to the gate does not reach.
+TEST(AtrexGate, TerminatedGateTakesItsWorkerWithIt) {
+  std::string d = tmp("gate-term");
+  fakeCuobjdump(d);
+  std::ofstream(d + "/worker.sh") << "#!/bin/sh\necho $$ > \"$FAKE_PIDFILE\"\nexec sleep 300\n";
+  fs::permissions(d + "/worker.sh", fs::perms::owner_all);
+  batchPlan(d, 1, 0);
+  Out o = sh("FAKE_PIDFILE=" + d + "/wpid ATREX_CUOBJDUMP=" + d + "/cuobjdump.sh " + kGate + " --quiet --plan " + d +
+             "/plan.json --out " + d + "/r.jsonl --cache " + sharedCache() + " --worker " + d +
+             "/worker.sh & g=$!; i=0; while [ ! -s " + d + "/wpid ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; "
+             "kill -TERM $g; wait $g; echo rc=$?");
+  EXPECT_NE(o.text.find("rc=143"), std::string::npos) << o.text;
+  std::ifstream pf(d + "/wpid");
+  int pid = 0;
+  ASSERT_TRUE(static_cast<bool>(pf >> pid)) << o.text;
+  // Gone, or a zombie of whichever process it was reparented to.
+  bool alive = false;
+  for (int i = 0; i < 50; ++i) {
+    std::ifstream st("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(st)), {});
+    size_t rp = text.rfind(')');
+    alive = rp != std::string::npos && rp + 2 < text.size() && text[rp + 2] != 'Z';
+    if (!alive)
+      break;
+    usleep(100000);
+  }
+  EXPECT_FALSE(alive) << "the worker " << pid << " outlived the gate";
+}
+
 TEST(AtrexGate, HelpAndUnknownOptions) {
   Out o = sh(kGate + " --help");
   EXPECT_EQ(o.status, 0);
   for (const char *opt : {"--plan", "--out", "--shard", "--resume", "--jobs", "--compile-only",
-                          "--cache", "--worker", "--quiet", "--check", "--version",
+                          "--cache", "--worker", "--worker-per-unit", "--quiet", "--check", "--version",
                           "ATREX_GATE_NO_ATTRIBUTION", "docs/gate.md"})
     EXPECT_NE(o.text.find(opt), std::string::npos) << opt;
   o = sh(kGate + " --version");

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# H200 runs for issue 15's throughput part (2026-12-02b: worker batches).
+# Builds runtime/ of this tree and runs the steps in STEPS, each bounded so
+# that the call ends inside DEADLINE_S; run from the tree's root (the device
+# tool runs the session's checkout: the session carried this tree as a
+# snapshot, see bench/results/gate-2026-12-02b/README.md).
+#
+#   STEPS="build compile-naive suite-naive perunit-naive" DEADLINE_S=560 bash bench/gate/run-h200-gatefast.sh
+#
+# build            runtime/ with tests (Ninja, -j16) into /tmp/b (kept while the machine stays
+#                  warm: skipped when /tmp/b was built from the same COMMIT)
+# compile-SET      atrex-gate --compile-only --jobs 16 of bench/sets/plan-suite-SET.json into
+#                  the cache /tmp/gate-cache (SET: naive, production)
+# suite-SET        the whole default suite (327 problems) for SET, default path (worker
+#                  batches), cache warm; --resume across calls; wall time in the log
+# perunit-SET      the same plan with --worker-per-unit, shard 0/$PERUNIT_SHARDS (the same
+#                  unit indices, hence the same seeds, as in suite-SET), for the comparison
+# gputests         AtrexRtGpuTests (TEST_TMPDIR=/tmp/gt); the example plans' results in
+#                  $OUT/gpu-results.tgz
+# Results: $OUT/log.txt, $OUT/suite-SET.jsonl, $OUT/perunit-SET.jsonl, $OUT/gpu-tests.txt.
+set -uo pipefail
+OUT=${OUT:-out}; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
+log="$OUT/log.txt"; B=/tmp/b; C=/tmp/gate-cache
+G="$B/bin/atrex-gate --cache $C"
+COMMIT=${COMMIT:-unknown}
+DEADLINE_S=${DEADLINE_S:-540}
+PERUNIT_SHARDS=${PERUNIT_SHARDS:-8}
+left() { echo $((DEADLINE_S - SECONDS - ${1:-10})); }
+run() { local lim=$1; shift; local l; l=$(left); ((l < lim)) && lim=$l
+  if ((lim < 5)); then echo "-- skipped (deadline): $*"; return 124; fi
+  timeout "$lim" "$@"; }
+has() { [[ " $STEPS " == *" $1 "* ]]; }
+counts() { python3 - "$1" <<'PY'
+import collections, json, sys
+c = collections.Counter(); v = collections.Counter(); n = 0
+for line in open(sys.argv[1]):
+    try:
+        r = json.loads(line)
+    except ValueError:
+        continue
+    n += 1; c[r["status"]] += 1; v[r["verdict"]] += 1
+print(f"  {n} results: " + ", ".join(f"{k} {x}" for k, x in sorted(c.items())) +
+      "; verdicts " + ", ".join(f"{k} {x}" for k, x in sorted(v.items())))
+PY
+}
+{
+  echo "== $(date -u +%FT%TZ) steps: $STEPS; deadline ${DEADLINE_S} s; commit $COMMIT"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader
+  nproc
+  if has build; then
+    if [[ -x $B/bin/atrex-gate && "$(cat $B/.commit 2>/dev/null)" == "$COMMIT" ]]; then
+      echo "build: kept (/tmp/b from $COMMIT)"
+    else
+      t0=$SECONDS
+      cmake -S runtime -B $B -G Ninja -DATREX_PYTHON=python3 -DCMAKE_BUILD_TYPE=Release \
+        -DATREX_RT_GIT_COMMIT="$COMMIT" >/dev/null &&
+        cmake --build $B -j16 2>&1 | grep -E 'error|FAILED|warning: unused'
+      echo "$COMMIT" > $B/.commit
+      echo "build: $((SECONDS - t0)) s"
+    fi
+  fi
+  for s in naive production; do
+    if has compile-$s; then
+      echo "== compile $s $(date -u +%T)"; t0=$SECONDS
+      run 200 $G --quiet --compile-only --jobs 16 --plan bench/sets/plan-suite-$s.json --out /tmp/none.jsonl
+      echo "compile-$s: rc $?, $((SECONDS - t0)) s"
+    fi
+  done
+  for s in naive production; do
+    if has suite-$s; then
+      echo "== suite $s $(date -u +%T)"; t0=$SECONDS
+      run ${SUITE_S:-400} $G --resume --plan bench/sets/plan-suite-$s.json --out /tmp/suite-$s.jsonl
+      echo "suite-$s: rc $?, $((SECONDS - t0)) s wall (this call)"; counts /tmp/suite-$s.jsonl
+      cp /tmp/suite-$s.jsonl "$OUT/suite-$s.jsonl"
+    fi
+  done
+  for s in naive production; do
+    if has perunit-$s; then
+      echo "== per-unit $s, shard 0/$PERUNIT_SHARDS $(date -u +%T)"; t0=$SECONDS
+      run ${PERUNIT_S:-200} $G --resume --worker-per-unit --shard 0/$PERUNIT_SHARDS \
+        --plan bench/sets/plan-suite-$s.json --out /tmp/perunit-$s.jsonl
+      echo "perunit-$s: rc $?, $((SECONDS - t0)) s wall (this call)"; counts /tmp/perunit-$s.jsonl
+      cp /tmp/perunit-$s.jsonl "$OUT/perunit-$s.jsonl"
+    fi
+  done
+  if has gputests; then
+    echo "== GPU unit tests $(date -u +%T)"; t0=$SECONDS
+    rm -rf /tmp/gt; mkdir -p /tmp/gt
+    TEST_TMPDIR=/tmp/gt run ${GPUTESTS_S:-360} $B/test/unit/AtrexRtGpuTests ${GTEST_FILTER:+--gtest_filter=$GTEST_FILTER} \
+      >"$OUT/gpu-tests.txt" 2>&1
+    echo "gputests: rc $?, $((SECONDS - t0)) s"; grep -E '^\[  (FAILED|PASSED|SKIPPED) |^\[       OK' "$OUT/gpu-tests.txt"
+    (cd /tmp/gt && tar czf "$OUT/gpu-results.tgz" $(ls -d atrex-gpu-*/r.jsonl 2>/dev/null))
+  fi
+  echo "== done $(date -u +%FT%TZ)"
+} >>"$log" 2>&1
+grep -v '^\[[0-9]' "$log" | tail -60
