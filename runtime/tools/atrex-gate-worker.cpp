@@ -464,8 +464,20 @@ std::string checkInterposers(const std::vector<SymbolBinding> &before, void *han
   Json resolved = Json::object(), defined = Json::array();
   for (size_t i = 0; i < after.size(); ++i) {
     const SymbolBinding &b = before[i], &a = after[i];
+    // Defined by the submission's own library, whether or not the name
+    // resolves in the global scope: the driver's symbols do not (libcuda is
+    // dlopen'ed by the CUDA runtime, RTLD_LOCAL), which hid the driver-API
+    // interposer of rms_norm_timer_interposer.cu on its first H200 run
+    // (2026-12-02b).
+    if (sameFile(inLib[i].file, so)) {
+      defined.push(a.name);
+      if (why.empty() && (a.driver || !staticCudart))
+        why = "the submission library defines " + a.name +
+              (a.driver ? " (a driver-API timer or launch function: an interposer)"
+                        : " without the CUDA runtime linked in (an interposer)");
+    }
     if (!a.addr)
-      continue; // not in this CUDA version (cuLaunchKernelEx on an old driver)
+      continue; // not in the global scope (driver symbols) or not in this CUDA version
     std::string base = baseName(a.file);
     resolved.set(a.name, base);
     bool cudaLib = base.rfind("libcuda.so", 0) == 0 || base.rfind("libcudart.so", 0) == 0;
@@ -474,13 +486,6 @@ std::string checkInterposers(const std::vector<SymbolBinding> &before, void *han
             (b.file.empty() ? "unresolved" : b.file) + " -> " + a.file + ")";
     else if (why.empty() && !cudaLib)
       why = a.name + " resolves to " + a.file + " for the gate, not to CUDA's own library";
-    if (sameFile(inLib[i].file, so)) {
-      defined.push(a.name);
-      if (why.empty() && (a.driver || !staticCudart))
-        why = "the submission library defines " + a.name +
-              (a.driver ? " (a driver-API timer or launch function: an interposer)"
-                        : " without the CUDA runtime linked in (an interposer)");
-    }
   }
   Json t = Json::object();
   t.set("gate_resolves_to", resolved);
@@ -612,6 +617,8 @@ struct Process {
   // The L2 flush buffer (zeroed once; its size depends on the L2 alone), kept
   // for every unit: allocating and zeroing 256 MiB per unit cost time.
   at::Tensor flush, flushSink;
+  // What the persisting-L2 limit reads after the gate sets it to 0 (-1: not read yet).
+  int64_t persistingFloor = -1;
 };
 
 // One unit of the job: {unit, shape, graphs?, device_wide?, kernel_time_calls?}.
@@ -1073,11 +1080,23 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
     // Persisting L2: a carve-out (cudaLimitPersistingL2CacheSize) or an access
     // policy window on the gate's stream, set by the submission, would keep its
     // data in L2 across the flush. Both are reset before every timed call and
-    // recorded when found.
+    // recorded when found. The limit reads back above 0 after the gate's own
+    // reset to 0 (11796480 bytes on the H200, 2026-12-02b: every unit reported
+    // that much as "found"), so a limit counts as the submission's only above
+    // that floor, read once per worker after a reset.
     int64_t persistingLimitSeen = 0, policyWindowSeen = 0;
+    if (p.persistingFloor < 0) {
+      size_t floor = 0;
+      gateCuda(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0), stage, "reset the persisting-L2 limit");
+      p.persistingFloor = cudaDeviceGetLimit(&floor, cudaLimitPersistingL2CacheSize) == cudaSuccess
+                              ? static_cast<int64_t>(floor)
+                              : 0;
+      cudaGetLastError();
+    }
     auto resetPersistingL2 = [&] {
       size_t limit = 0;
-      if (cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize) == cudaSuccess && limit > 0) {
+      if (cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize) == cudaSuccess &&
+          static_cast<int64_t>(limit) > p.persistingFloor) {
         persistingLimitSeen = std::max<int64_t>(persistingLimitSeen, static_cast<int64_t>(limit));
         gateCuda(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0), stage, "reset the persisting-L2 limit");
       }
@@ -1321,6 +1340,7 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
       Json l2 = Json::object();
       l2.set("reset_before_every_timed_call", true);
       l2.set("persisting_limit_bytes_found", persistingLimitSeen);
+      l2.set("persisting_limit_floor_bytes", p.persistingFloor);
       l2.set("access_policy_window_bytes_found", policyWindowSeen);
       integrity.set("persisting_l2", l2);
       if (const Json *ks = perf.get("kernel_set"))

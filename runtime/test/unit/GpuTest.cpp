@@ -270,6 +270,9 @@ TEST(GpuGate, IntegrityChecks) {
   EXPECT_GT(ig->get("persisting_l2")->getInt("access_policy_window_bytes_found", 0), 0) << rs[1].dump();
   EXPECT_EQ(rs[2].getString("status", ""), "pass") << rs[2].dump();
   ASSERT_NE(rs[2].get("integrity"), nullptr) << rs[2].dump();
+  // An honest unit sets no carve-out: nothing found above what the gate's own reset leaves.
+  EXPECT_EQ(rs[2].get("integrity")->get("persisting_l2")->getInt("persisting_limit_bytes_found", -1), 0)
+      << rs[2].dump();
   EXPECT_GT(rs[2].get("integrity")->get("kernel_set")->getInt("changed_reps", 0), 0) << rs[2].dump();
   EXPECT_NE(rs[2].get("integrity")->get("kernel_set")->getString("first_change", "").find("sometimes_kernel"),
             std::string::npos)
