@@ -619,6 +619,7 @@ struct Process {
   at::Tensor flush, flushSink;
   // What the persisting-L2 limit reads after the gate sets it to 0 (-1: not read yet).
   int64_t persistingFloor = -1;
+  int64_t persistingBeforeReset = 0; // what it held before that first reset
 };
 
 // One unit of the job: {unit, shape, graphs?, device_wide?, kernel_time_calls?}.
@@ -1080,13 +1081,20 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
     // Persisting L2: a carve-out (cudaLimitPersistingL2CacheSize) or an access
     // policy window on the gate's stream, set by the submission, would keep its
     // data in L2 across the flush. Both are reset before every timed call and
-    // recorded when found. The limit reads back above 0 after the gate's own
-    // reset to 0 (11796480 bytes on the H200, 2026-12-02b: every unit reported
-    // that much as "found"), so a limit counts as the submission's only above
-    // that floor, read once per worker after a reset.
+    // recorded when found. On the H200 (2026-12-02b) every unit of the first
+    // run reported 11796480 bytes "found", honest ones too: the limit held that
+    // before the gate's first reset (whether from the context's start or set
+    // during the correctness trials is not known), and read back 0 after it.
+    // So each worker resets it once before its first timed loop, keeps what it
+    // held then apart (`persisting_limit_before_first_reset_bytes`, not counted
+    // as found), and counts as found only a limit above what the reset leaves
+    // (`persisting_limit_floor_bytes`).
     int64_t persistingLimitSeen = 0, policyWindowSeen = 0;
     if (p.persistingFloor < 0) {
-      size_t floor = 0;
+      size_t before = 0, floor = 0;
+      if (cudaDeviceGetLimit(&before, cudaLimitPersistingL2CacheSize) == cudaSuccess)
+        p.persistingBeforeReset = static_cast<int64_t>(before);
+      cudaGetLastError();
       gateCuda(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0), stage, "reset the persisting-L2 limit");
       p.persistingFloor = cudaDeviceGetLimit(&floor, cudaLimitPersistingL2CacheSize) == cudaSuccess
                               ? static_cast<int64_t>(floor)
@@ -1341,6 +1349,7 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
       l2.set("reset_before_every_timed_call", true);
       l2.set("persisting_limit_bytes_found", persistingLimitSeen);
       l2.set("persisting_limit_floor_bytes", p.persistingFloor);
+      l2.set("persisting_limit_before_first_reset_bytes", p.persistingBeforeReset);
       l2.set("access_policy_window_bytes_found", policyWindowSeen);
       integrity.set("persisting_l2", l2);
       if (const Json *ks = perf.get("kernel_set"))
