@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where the seconds of a gate unit go, from atrex-gate results files.
 
-    python3 bench/gate/unit-seconds.py RESULTS.jsonl [RESULTS2.jsonl ...] [--units-of OTHER.jsonl]
+    python3 bench/gate/unit-seconds.py RESULTS.jsonl[.gz] [RESULTS2.jsonl ...] [--units-of OTHER.jsonl]
 
 For each file, the mean seconds per unit of each part of its worker runs
 (attributed, clean), from `worker_seconds` (docs/gate.md, "Result line"):
@@ -18,13 +18,14 @@ and the parent's own share (duration_s less the worker runs).
 --units-of restricts every file to the units (by index) present in OTHER
 (e.g. the suite run restricted to the units of a --worker-per-unit shard).
 Prints a Markdown table."""
+import gzip
 import json
 import sys
 
 
 def load(path):
     out = {}
-    for line in open(path):
+    for line in (gzip.open(path, "rt") if path.endswith(".gz") else open(path)):
         try:
             r = json.loads(line)
         except ValueError:
