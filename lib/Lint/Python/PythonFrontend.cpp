@@ -646,7 +646,10 @@ static DecoratorKind decoratorKind(StringRef Q) {
   if (Q == "triton.jit" || Q == "triton.autotune" ||
       Q == "triton.heuristics" || Q == "triton.runtime.jit.jit" ||
       Q == "cutlass.cute.kernel" || Q == "tilelang.language.prim_func" ||
-      Q == "tvm.script.tir.prim_func")
+      Q == "tvm.script.tir.prim_func" ||
+      // FlyDSL's `@flyc.kernel`, launched as CuTe DSL's are
+      // (`kernel(args).launch(grid=..., block=...)` from a `@flyc.jit` host).
+      Q == "flydsl.compiler.kernel")
     return DecoratorKind::Kernel;
   // cupyx.jit's `@jit.rawkernel()`: launched as `k[grid, block](args)` or
   // `k(grid, block, args)`, as a `cupy.RawKernel` is.
