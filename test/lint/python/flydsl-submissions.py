@@ -55,4 +55,4 @@ class NoLaunch(nn.Module):
 # CHECK-NOT: warning:
 # CHECK: verdict: adopted
 # DECOY: verdict: fallback (fallback: PyTorch/ATen (torch::matmul))
-# NOLAUNCH: verdict: fallback (fallback: PyTorch/ATen (torch::matmul))
+# NOLAUNCH: verdict: fallback (fallback: PyTorch/ATen (torch::matmul); no-kernel: none of the 1 kernel defined is launched from the entry)
