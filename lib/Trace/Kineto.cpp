@@ -593,8 +593,9 @@ void sweep(size_t NRanges, size_t NPoints, RangeKey RK, RangeEnd End,
   for (size_t I = 0; I < NPoints; ++I)
     P[I] = I;
   llvm::sort(R, [&](uint32_t A, uint32_t B) {
-    return std::make_tuple(RK(A), -End(A), A) <
-           std::make_tuple(RK(B), -End(B), B);
+    // Ends descending without negating them (INT64_MIN has no negation).
+    return std::make_tuple(RK(A), End(B), A) <
+           std::make_tuple(RK(B), End(A), B);
   });
   llvm::sort(P, [&](uint32_t A, uint32_t B) {
     return std::make_pair(PK(A), A) < std::make_pair(PK(B), B);
