@@ -17,6 +17,11 @@
 #                  unit indices, hence the same seeds, as in suite-SET), for the comparison
 # gputests         AtrexRtGpuTests (TEST_TMPDIR=/tmp/gt); the example plans' results in
 #                  $OUT/gpu-results.tgz
+# ncu              Nsight Compute's gpu__time_duration of every kernel of TIMING_PLAN
+#                  (default examples/gate/plan-timing-7.json), one ncu process per submission
+#                  (--shard i/n), attribution off, 20 launches after 5 skipped: $OUT/ncu.csv
+# clean            the gate as it runs by default on TIMING_PLAN: $OUT/gate-timing.jsonl
+#                  (compare its median_us with the ncu step's, bench/gate/ncu-compare.py)
 # Results: $OUT/log.txt, $OUT/suite-SET.jsonl, $OUT/perunit-SET.jsonl, $OUT/gpu-tests.txt.
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
@@ -83,6 +88,28 @@ PY
       cp /tmp/perunit-$s.jsonl "$OUT/perunit-$s.jsonl"
     fi
   done
+  TP=${TIMING_PLAN:-examples/gate/plan-timing-7.json}
+  if has ncu; then
+    echo "== ncu $(date -u +%T) on $TP"; t0=$SECONDS
+    n=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['submissions']))" "$TP")
+    # Compile first (outside ncu): under ncu every nvcc process is profiled too.
+    run 200 $G --quiet --compile-only --jobs 16 --plan "$TP" --out /tmp/none.jsonl
+    : >"$OUT/ncu.csv"
+    for ((i = 0; i < n; i++)); do
+      echo "== ncu shard $i/$n" >>"$OUT/ncu.csv"
+      ATREX_GATE_NO_ATTRIBUTION=1 run ${NCU_S:-60} ncu --target-processes all --clock-control none \
+        --cache-control all -k regex:"${NCU_KERNELS:-_kernel}" --launch-skip 5 --launch-count 20 \
+        --metrics gpu__time_duration.sum --csv \
+        $G --quiet --plan "$TP" --out /tmp/under-ncu.jsonl --shard $i/$n >>"$OUT/ncu.csv" 2>>/tmp/ncu.err
+      echo "ncu shard $i: rc $?"
+    done
+    echo "ncu: $((SECONDS - t0)) s"
+  fi
+  if has clean; then
+    echo "== gate timing $(date -u +%T) on $TP"; t0=$SECONDS
+    run 300 $G --plan "$TP" --out "$OUT/gate-timing.jsonl"
+    echo "gate timing: rc $?, $((SECONDS - t0)) s"
+  fi
   if has gputests; then
     echo "== GPU unit tests $(date -u +%T)"; t0=$SECONDS
     rm -rf /tmp/gt; mkdir -p /tmp/gt

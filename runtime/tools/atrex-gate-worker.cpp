@@ -863,6 +863,89 @@ int workerMain(int argc, char **argv) {
   _exit(0);
 }
 
+// ---- ghost replay -----------------------------------------------------------
+// After the correctness trials of a unit whose calls launched own kernels and
+// nothing foreign: one more call on fresh inputs with every own kernel ending
+// at block entry (attr::suppressOwnKernels). Outputs that still match the
+// reference came from elsewhere (host compute copied in, a cached or
+// precomputed result, a copy engine): the unit is suspicious. Recorded under
+// integrity.ghost_replay either way.
+void ghostReplay(Worker &w, uint64_t seed) {
+  Json g = Json::object();
+  auto record = [&]() {
+    Json integrity = gReport.has("integrity") ? *gReport.get("integrity") : Json::object();
+    integrity.set("ghost_replay", g);
+    gReport.set("integrity", integrity);
+  };
+  attr::Summary s = attr::summary();
+  int64_t outElems = 0;
+  for (const ArgSpec &arg : w.spec->args)
+    if (arg.kind == ArgKind::OutTensor || arg.kind == ArgKind::InOutTensor) {
+      int64_t n = 1;
+      for (auto d : arg.shape(w.shape))
+        n *= d;
+      outElems += n;
+    }
+  if (s.ownLaunches == 0 || s.foreignLaunches > 0 || outElems == 0) {
+    g.set("ran", false);
+    g.set("why", s.ownLaunches == 0    ? "no own kernel was launched"
+                 : s.foreignLaunches ? "foreign kernels were launched (the unit is not adopted)"
+                                     : "the outputs are empty");
+    record();
+    return;
+  }
+  TensorMap in = generateInputs(*w.spec, w.shape, mix(seed, 7), w.device);
+  Args a = w.makeArgs(in);
+  TensorMap scalars = scalarsOf(*w.spec, in);
+  w.bind(a, scalars);
+  TensorMap before = w.snapshot(a, scalars);
+  gateCuda(cudaDeviceSynchronize(), "correctness", "inputs of the ghost call");
+  std::string why;
+  if (!attr::suppressOwnKernels(ATREX_RT_GHOST_PATCH, why)) {
+    g.set("ran", false);
+    g.set("why", why);
+    record();
+    return;
+  }
+  std::string err = w.call(a, attr::Region::Correctness);
+  cudaError_t se = cudaDeviceSynchronize();
+  int64_t suppressed = attr::ownLaunchesSuppressed();
+  std::string restoreError;
+  bool restored = attr::restoreOwnKernels(restoreError);
+  if (se != cudaSuccess)
+    cudaGetLastError();
+  g.set("ran", true);
+  g.set("own_launches_suppressed", suppressed);
+  if (!restored) {
+    g.set("restore_error", restoreError);
+    record();
+    finish(protocol::kError, protocol::kStageCorrectness,
+           "internal: the ghost-replay patch could not be removed: " + restoreError);
+  }
+  if (!err.empty() || se != cudaSuccess) {
+    // The call failed without its kernels: its outputs did not come from elsewhere.
+    g.set("call_error", !err.empty() ? err.substr(0, 300) : cudaErrorText(se));
+    g.set("output_matched_reference", false);
+    record();
+    return;
+  }
+  bool ok = true;
+  Json cj = w.check(a, before, ok);
+  g.set("output_matched_reference", ok);
+  if (ok) {
+    std::string reason = "ghost replay: with its " + std::to_string(suppressed) +
+                         " own kernel launch(es) suppressed the call still produced the reference output "
+                         "(the output comes from elsewhere: host compute, a cache or a copy)";
+    g.set("suspicious", reason);
+    Json integrity = gReport.has("integrity") ? *gReport.get("integrity") : Json::object();
+    integrity.set("ghost_replay", g);
+    integrity.set("suspicious", reason);
+    gReport.set("integrity", integrity);
+    finish(protocol::kFail, protocol::kStageCorrectness, "integrity: " + reason);
+  }
+  record();
+}
+
 void runUnit(Worker &w, Process &p, const UnitJob &u) {
   const uint64_t seed = u.seed;
   const bool attributed = p.attributed, cleanRun = p.cleanRun, correctnessOnly = p.correctnessOnly;
@@ -994,6 +1077,8 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
   gReport.set("attribution", attributionNow());
   if (!allOk)
     finish("fail", "correctness", firstFailure);
+  if (attributed && !correctnessOnly && w.settings.getBool("ghost_replay", true))
+    ghostReplay(w, seed);
   // The memcheck run (parent, settings.memcheck) needs the trials only.
   if (correctnessOnly) {
     endUnit(protocol::kPass, protocol::kStageCorrectness, "");

@@ -184,6 +184,7 @@ Json settingsJson(const PlanSettings &s) {
   j.set("gpu", s.gpu);
   j.set("gap_sleep_cycles", s.gapSleepCycles);
   j.set("gpu_mb", s.gpuMb);
+  j.set("ghost_replay", s.ghostReplay);
   return j;
 }
 } // namespace
@@ -513,6 +514,15 @@ int main(int argc, char **argv) {
   lim.fileSizeBytes = plan.settings.fileSizeBytes;
   lim.addressSpaceBytes = plan.settings.addressSpaceBytes;
   lim.privateNetwork = plan.settings.privateNetwork;
+  // The read-only view: the worker can write its job directory (its private
+  // HOME and TMPDIR, the phase file, memcheck logs) and the shared JIT caches,
+  // nothing else (not the compile cache, not /tmp, not the plan's directory).
+  lim.readOnlyView = plan.settings.readOnlyView;
+  if (lim.readOnlyView) {
+    std::error_code ec;
+    fs::create_directories(fs::path(cacheDir) / "jit", ec);
+    lim.writablePaths = {jobDir, (fs::path(cacheDir) / "jit").string()};
+  }
   lim.killOrphans = true; // worker runs one at a time: no other child is running then
 
   // Worker runs of one kind (attributed, clean, memcheck) over several units

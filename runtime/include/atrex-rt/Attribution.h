@@ -65,6 +65,18 @@ inline std::string verdictOf(const Summary &s) {
     return "no-kernel";
   return "adopted";
 }
+/// The ghost-replay check (docs/gate.md, "Integrity checks"): from
+/// suppressOwnKernels to restoreOwnKernels, every kernel of the submission's
+/// own modules (those loaded, and any own module loaded meanwhile) ends each
+/// thread at block entry, before any of its code runs (a Compute Sanitizer
+/// patch from `patchFatbin`, ATREX_RT_GHOST_PATCH). Returns false with
+/// `error` set when that cannot be done (no subscription, no patch for this
+/// GPU, no own module loaded); then nothing is suppressed.
+bool suppressOwnKernels(const std::string &patchFatbin, std::string &error);
+/// Removes the patch from every module it was installed in.
+bool restoreOwnKernels(std::string &error);
+/// Own launches counted since the last suppressOwnKernels.
+int64_t ownLaunchesSuppressed();
 // Everything: modules loaded, and per kernel (name, module hash, own, region) counts.
 Json report();
 

@@ -41,6 +41,11 @@ struct PlanSettings {
   int64_t fileSizeBytes = 1LL << 30;
   int64_t addressSpaceBytes = 0;
   bool privateNetwork = true;
+  // Workers see every file system read-only but their job directory and the
+  // gate's JIT caches (a mount namespace; needs root: docs/gate.md, "Isolation").
+  bool readOnlyView = true;
+  // The ghost-replay check after the correctness trials (docs/gate.md, "Integrity checks").
+  bool ghostReplay = true;
   int trials = 4;
   double warmupMs = 100;
   int minReps = 10;

@@ -27,6 +27,13 @@ struct Limits {
   int64_t rssBytes = 0;        // resident-set watchdog, polled (0: none)
   int64_t openFiles = 0;       // RLIMIT_NOFILE (0: inherit)
   bool privateNetwork = false; // unshare(CLONE_NEWNET) before exec, where allowed
+  // A private mount namespace in which every file system is read-only except
+  // `writablePaths` (and their subtrees), set up before exec where allowed
+  // (root, CAP_SYS_ADMIN, Linux 5.12+ mount_setattr). Best effort, like
+  // privateNetwork: the outcome is ChildResult::readOnlyView. Writes to
+  // character devices (/dev/nvidia*) are not affected by a read-only mount.
+  bool readOnlyView = false;
+  std::vector<std::string> writablePaths;
   // Make this process a child subreaper and, once the child has ended, kill
   // and reap every process left that escaped its process group (setsid,
   // setpgid, double fork). Only while no other child of this process runs.
@@ -46,6 +53,8 @@ struct ChildResult {
   double wallSeconds = 0;
   int64_t peakRssBytes = 0;
   bool privateNetwork = false; // whether the network namespace was created
+  bool readOnlyView = false;   // whether the read-only mount view was set up
+  std::string readOnlyViewError; // why not, when it was asked for and failed
   int orphansKilled = 0;       // processes left behind outside the group (killOrphans)
   std::string stdoutTail, stderrTail;
   std::string report; // bytes written to fd 3

@@ -54,6 +54,12 @@ int64_t gateLaunchCount = 0;
 std::atomic<int> region{0};
 std::thread::id gateThread;
 bool isActive = false;
+void *sanitizerLib = nullptr;
+// The ghost call (suppressOwnKernels .. restoreOwnKernels).
+std::atomic<bool> ghostOn{false};
+int64_t ghostOwnLaunches = 0;
+std::vector<void *> ghostPatched;
+bool ghostPatchesLoaded = false;
 
 const char *regionName(int r) {
   switch (r) {
@@ -97,6 +103,22 @@ std::string loadingLibrary() {
   return "";
 }
 
+template <typename Fn> Fn sanitizerFn(const char *name) {
+  return sanitizerLib ? reinterpret_cast<Fn>(dlsym(sanitizerLib, name)) : nullptr;
+}
+/// Installs the ghost patch at block entry of one module. "" or why not.
+std::string patchForGhost(CUmodule module) {
+  auto patchInstructions = sanitizerFn<decltype(&::sanitizerPatchInstructions)>("sanitizerPatchInstructions");
+  auto patchModule = sanitizerFn<decltype(&::sanitizerPatchModule)>("sanitizerPatchModule");
+  if (!patchInstructions || !patchModule)
+    return "libsanitizer-public.so lacks sanitizerPatchInstructions/sanitizerPatchModule";
+  if (patchInstructions(SANITIZER_INSTRUCTION_BLOCK_ENTER, module, "atrexGhostBlockEnter") != SANITIZER_SUCCESS)
+    return "sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BLOCK_ENTER) failed";
+  if (patchModule(module) != SANITIZER_SUCCESS)
+    return "sanitizerPatchModule failed";
+  return "";
+}
+
 void onModuleLoaded(const Sanitizer_ResourceModuleData *md) {
   ModuleInfo info;
   info.size = md->cubinSize;
@@ -108,8 +130,12 @@ void onModuleLoaded(const Sanitizer_ResourceModuleData *md) {
     info.library = dl.dli_fname;
   if (info.library.empty() && !info.own)
     info.loader = loadingLibrary();
+  // An own module loaded during the ghost call is suppressed too.
+  bool patched = info.own && ghostOn.load() && patchForGhost(md->module).empty();
   std::lock_guard<std::mutex> lock(mu);
   modules[reinterpret_cast<void *>(md->module)] = info;
+  if (patched)
+    ghostPatched.push_back(reinterpret_cast<void *>(md->module));
 }
 
 void onLaunch(void *module, const char *functionName, void *stream) {
@@ -126,6 +152,8 @@ void onLaunch(void *module, const char *functionName, void *stream) {
   auto it = modules.find(module);
   KernelKey key{functionName ? functionName : "?", it == modules.end() ? 0 : it->second.hash,
                 it != modules.end() && it->second.own, r};
+  if (ghostOn.load(std::memory_order_relaxed) && key.own)
+    ++ghostOwnLaunches;
   ++launches[key];
   callStreams.insert(stream);
   callKernels.push_back(key.name);
@@ -185,6 +213,7 @@ bool start(const std::set<uint64_t> &own, const std::string &libraryPath, std::s
       error = "sanitizerEnableDomain failed for domain " + std::to_string(static_cast<int>(d));
       return false;
     }
+  sanitizerLib = lib;
   isActive = true;
   return true;
 #else
@@ -282,6 +311,92 @@ Json report() {
   j.set("own_modules_loaded", ownModules);
   j.set("gate_launches", gateLaunchCount);
   return j;
+}
+
+bool suppressOwnKernels(const std::string &patchFatbin, std::string &error) {
+#if ATREX_HAVE_SANITIZER
+  if (!isActive) {
+    error = "no Compute Sanitizer subscription (attribution is off)";
+    return false;
+  }
+  if (patchFatbin.empty()) {
+    error = "built without the ghost patch";
+    return false;
+  }
+  if (!ghostPatchesLoaded) {
+    auto addPatches = sanitizerFn<decltype(&::sanitizerAddPatchesFromFile)>("sanitizerAddPatchesFromFile");
+    if (!addPatches) {
+      error = "libsanitizer-public.so lacks sanitizerAddPatchesFromFile";
+      return false;
+    }
+    if (addPatches(patchFatbin.c_str(), nullptr) != SANITIZER_SUCCESS) {
+      error = "sanitizerAddPatchesFromFile(" + patchFatbin + ") failed (no code for this GPU?)";
+      return false;
+    }
+    ghostPatchesLoaded = true;
+  }
+  std::vector<void *> own;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    for (const auto &[mod, info] : modules)
+      if (info.own)
+        own.push_back(mod);
+    ghostOwnLaunches = 0;
+    ghostPatched.clear();
+  }
+  if (own.empty()) {
+    error = "no module of the submission's own is loaded";
+    return false;
+  }
+  ghostOn = true;
+  for (void *m : own) {
+    std::string why = patchForGhost(static_cast<CUmodule>(m));
+    if (!why.empty()) {
+      std::string ignored;
+      restoreOwnKernels(ignored);
+      error = why;
+      return false;
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    ghostPatched.push_back(m);
+  }
+  return true;
+#else
+  (void)patchFatbin;
+  error = "built without sanitizer.h: no ghost-replay check";
+  return false;
+#endif
+}
+
+bool restoreOwnKernels(std::string &error) {
+#if ATREX_HAVE_SANITIZER
+  ghostOn = false;
+  std::vector<void *> patched;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    patched.swap(ghostPatched);
+  }
+  auto unpatch = sanitizerFn<decltype(&::sanitizerUnpatchModule)>("sanitizerUnpatchModule");
+  if (!unpatch) {
+    error = "libsanitizer-public.so lacks sanitizerUnpatchModule";
+    return patched.empty();
+  }
+  bool ok = true;
+  for (void *m : patched)
+    if (unpatch(static_cast<CUmodule>(m)) != SANITIZER_SUCCESS) {
+      ok = false;
+      error = "sanitizerUnpatchModule failed";
+    }
+  return ok;
+#else
+  (void)error;
+  return true;
+#endif
+}
+
+int64_t ownLaunchesSuppressed() {
+  std::lock_guard<std::mutex> lock(mu);
+  return ghostOwnLaunches;
 }
 
 } // namespace atrex::rt::attr

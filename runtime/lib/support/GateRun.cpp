@@ -284,6 +284,8 @@ std::vector<WorkerRun> decideBatch(const BatchReport &rep, const ChildResult &ch
       w.child.peakRssBytes = m.peakRssBytes;
       w.child.orphansKilled = m.orphansKilled;
       w.child.privateNetwork = child.privateNetwork;
+      w.child.readOnlyView = child.readOnlyView;
+      w.child.readOnlyViewError = child.readOnlyViewError;
     }
     prevEnd = m.endSeconds;
     out.push_back(std::move(w));

@@ -28,7 +28,7 @@ Plan parsePlan(const Json &j, const std::string &path) {
     if (const Json *js = j.get("settings")) {
       checkObjectKeys(*js,
                       {"arch", "compile_s", "problem_s", "rss_mb", "file_mb", "address_space_mb",
-                       "private_network", "trials", "warmup_ms", "min_reps", "max_reps",
+                       "private_network", "read_only_view", "ghost_replay", "trials", "warmup_ms", "min_reps", "max_reps",
                        "max_timed_s", "target_rel_err", "graph_below_us", "recheck", "seed", "gpu", "rotate_inputs",
                        "gap_sleep_cycles", "clean_timing", "clean_timing_tolerance", "own_share_calls", "gpu_mb", "memcheck", "memcheck_s",
                        "cache_dir", "hip_include"},
@@ -48,6 +48,8 @@ Plan parsePlan(const Json &j, const std::string &path) {
       s.fileSizeBytes = bytesOfMib("file_mb", s.fileSizeBytes);
       s.addressSpaceBytes = bytesOfMib("address_space_mb", 0);
       s.privateNetwork = js->getBool("private_network", s.privateNetwork);
+      s.readOnlyView = js->getBool("read_only_view", s.readOnlyView);
+      s.ghostReplay = js->getBool("ghost_replay", s.ghostReplay);
       s.trials = static_cast<int>(js->getInt("trials", s.trials));
       if (s.trials < 3)
         planError(path, "settings.trials", "at least 3 correctness trials are required");

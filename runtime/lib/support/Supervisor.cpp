@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -15,7 +16,9 @@
 #include <set>
 #include <sched.h>
 #include <dirent.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -118,6 +121,9 @@ Json ChildResult::toJson() const {
   j.set("wall_s", wallSeconds);
   j.set("peak_rss_mib", static_cast<double>(peakRssBytes) / (1 << 20));
   j.set("private_network", privateNetwork);
+  j.set("read_only_view", readOnlyView);
+  if (!readOnlyViewError.empty())
+    j.set("read_only_view_error", readOnlyViewError);
   if (orphansKilled > 0)
     j.set("orphans_killed", orphansKilled);
   if (!stderrTail.empty())
@@ -281,6 +287,50 @@ int killEscaped(pid_t child) {
   return static_cast<int>(killed.size());
 }
 
+namespace {
+// mount_setattr(2) (Linux 5.12); declared here: <linux/mount.h> and
+// <sys/mount.h> clash on glibc 2.36.
+struct MountAttr {
+  uint64_t attrSet, attrClr, propagation, usernsFd;
+};
+constexpr uint64_t kMountAttrReadOnly = 0x1;
+constexpr unsigned kAtRecursive = 0x8000;
+#ifdef SYS_mount_setattr
+constexpr long kSysMountSetattr = SYS_mount_setattr;
+#else
+constexpr long kSysMountSetattr = 442; // x86-64 and the generic table
+#endif
+
+/// In the child, before exec (raw system calls only): a private mount
+/// namespace, the writable paths bound onto themselves, every mount made
+/// read-only recursively, then the writable binds made writable again.
+/// Returns 0 or the errno of the step that failed (`*step` names it).
+int makeReadOnlyView(const std::vector<const char *> &writable, const char **step) {
+  *step = "unshare(CLONE_NEWNS)";
+  if (unshare(CLONE_NEWNS) != 0)
+    return errno;
+  *step = "mount(/, MS_REC|MS_PRIVATE)";
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+    return errno;
+  for (const char *w : writable) {
+    *step = "bind mount of a writable path";
+    if (mount(w, w, nullptr, MS_BIND | MS_REC, nullptr) != 0)
+      return errno;
+  }
+  MountAttr ro{kMountAttrReadOnly, 0, 0, 0};
+  *step = "mount_setattr(/, AT_RECURSIVE, MOUNT_ATTR_RDONLY)";
+  if (syscall(kSysMountSetattr, AT_FDCWD, "/", kAtRecursive, &ro, sizeof ro) != 0)
+    return errno;
+  MountAttr rw{0, kMountAttrReadOnly, 0, 0};
+  for (const char *w : writable) {
+    *step = "mount_setattr(writable path, clear MOUNT_ATTR_RDONLY)";
+    if (syscall(kSysMountSetattr, AT_FDCWD, w, kAtRecursive, &rw, sizeof rw) != 0)
+      return errno;
+  }
+  return 0;
+}
+} // namespace
+
 ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &limits,
                           const std::string &stdinData, const std::string &workDir,
                           const std::map<std::string, std::string> &env,
@@ -321,6 +371,19 @@ ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &li
   for (auto &s : argvCopy)
     args.push_back(s.data());
   args.push_back(nullptr);
+
+  // Writable paths of the read-only view, resolved before fork.
+  std::vector<std::string> writableReal;
+  std::vector<const char *> writableC;
+  if (limits.readOnlyView) {
+    for (const std::string &w : limits.writablePaths) {
+      char buf[PATH_MAX];
+      if (realpath(w.c_str(), buf))
+        writableReal.emplace_back(buf);
+    }
+    for (const std::string &w : writableReal)
+      writableC.push_back(w.c_str());
+  }
 
   auto start = std::chrono::steady_clock::now();
   pid_t pid = fork();
@@ -366,6 +429,17 @@ ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &li
       if (write(pExec[1], &ok, 1) < 0) {
       }
     }
+    if (limits.readOnlyView) {
+      // Best effort too: "1", or "0<step>: <errno text>\n" (the parent reads
+      // up to the newline; anything after it is an exec failure).
+      const char *step = "";
+      int err = makeReadOnlyView(writableC, &step);
+      char msg[256];
+      int n = err == 0 ? snprintf(msg, sizeof(msg), "1")
+                       : snprintf(msg, sizeof(msg), "0%s: %s\n", step, strerror(err));
+      if (write(pExec[1], msg, n) < 0) {
+      }
+    }
     if (!workDir.empty() && chdir(workDir.c_str()) != 0)
       die("chdir");
     if (argv[0].find('/') != std::string::npos)
@@ -400,6 +474,16 @@ ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &li
     if (limits.privateNetwork && !msg.empty()) {
       res.privateNetwork = msg[0] == '1';
       msg.erase(0, 1);
+    }
+    if (limits.readOnlyView && !msg.empty()) {
+      res.readOnlyView = msg[0] == '1';
+      if (msg[0] == '0') {
+        size_t nl = msg.find('\n');
+        res.readOnlyViewError = msg.substr(1, nl == std::string::npos ? std::string::npos : nl - 1);
+        msg.erase(0, nl == std::string::npos ? msg.size() : nl + 1);
+      } else {
+        msg.erase(0, 1);
+      }
     }
     if (!msg.empty()) {
       int st;

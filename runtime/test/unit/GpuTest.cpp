@@ -257,8 +257,10 @@ TEST(GpuGate, DestroyedSideStreamIsTimedAtEveryShape) {
 // recorded; a kernel set that changes between timed calls is reported.
 TEST(GpuGate, IntegrityChecks) {
   REQUIRE_GPU();
+  namespace fs = std::filesystem;
+  fs::remove("/tmp/atrex-gate-leak-test.txt");
   std::vector<Json> rs = runGatePlan(ATREX_SOURCE_DIR "/../examples/gate/plan-integrity.json", "integrity");
-  ASSERT_EQ(rs.size(), 3u);
+  ASSERT_EQ(rs.size(), 7u);
   EXPECT_EQ(rs[0].getString("status", ""), "fail") << rs[0].dump();
   EXPECT_EQ(rs[0].getString("verdict", ""), "suspicious") << rs[0].dump();
   EXPECT_NE(rs[0].getString("reason", "").find("defines cuEventElapsedTime"), std::string::npos) << rs[0].dump();
@@ -277,4 +279,37 @@ TEST(GpuGate, IntegrityChecks) {
   EXPECT_NE(rs[2].get("integrity")->get("kernel_set")->getString("first_change", "").find("sometimes_kernel"),
             std::string::npos)
       << rs[2].dump();
+  // Ghost replay: a decoy kernel of its own and the output computed on the
+  // host is suspicious at both shapes; the honest kernel's ghost call ran and
+  // its output did not match (its kernel did the work).
+  for (int i : {3, 4}) {
+    EXPECT_EQ(rs[i].getString("status", ""), "fail") << rs[i].dump();
+    EXPECT_EQ(rs[i].getString("verdict", ""), "suspicious") << rs[i].dump();
+    EXPECT_NE(rs[i].getString("reason", "").find("ghost replay"), std::string::npos) << rs[i].dump();
+    const Json *gi = rs[i].get("integrity");
+    ASSERT_NE(gi, nullptr) << rs[i].dump();
+    ASSERT_NE(gi->get("ghost_replay"), nullptr) << rs[i].dump();
+    EXPECT_GT(gi->get("ghost_replay")->getInt("own_launches_suppressed", 0), 0) << rs[i].dump();
+  }
+  EXPECT_EQ(rs[5].getString("status", ""), "pass") << rs[5].dump();
+  EXPECT_EQ(rs[5].getString("verdict", ""), "adopted") << rs[5].dump();
+  ASSERT_NE(rs[5].get("integrity"), nullptr) << rs[5].dump();
+  const Json *honestGhost = rs[5].get("integrity")->get("ghost_replay");
+  ASSERT_NE(honestGhost, nullptr) << rs[5].dump();
+  EXPECT_TRUE(honestGhost->getBool("ran", false)) << rs[5].dump();
+  EXPECT_FALSE(honestGhost->getBool("output_matched_reference", true)) << rs[5].dump();
+  EXPECT_GT(honestGhost->getInt("own_launches_suppressed", 0), 0) << rs[5].dump();
+  // Workers ran in the read-only view (the device machine runs the gate as root):
+  // the submission that writes files could write only its private TMPDIR, and
+  // that file is recorded; neither /tmp nor the compile cache got one.
+  EXPECT_TRUE(rs[5].get("child")->getBool("read_only_view", false)) << rs[5].dump();
+  EXPECT_EQ(rs[6].getString("status", ""), "pass") << rs[6].dump();
+  EXPECT_TRUE(rs[6].get("child")->getBool("read_only_view", false)) << rs[6].dump();
+  EXPECT_FALSE(fs::exists("/tmp/atrex-gate-leak-test.txt"));
+  std::string effects = rs[6].get("side_effects")->dump();
+  EXPECT_NE(effects.find("tmp/env.txt"), std::string::npos) << effects;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(::testing::TempDir() + "/atrex-gpu-integrity/cache", ec), end;
+       !ec && it != end; it.increment(ec))
+    EXPECT_EQ(it->path().string().find(".tampered"), std::string::npos) << it->path();
 }

@@ -248,3 +248,37 @@ TEST(Supervisor, PrivateNetworkIsReported) {
   if (geteuid() == 0)
     SUCCEED() << "private network: " << r.privateNetwork;
 }
+
+// The read-only view (issue 15): in the child, a path outside the writable
+// ones cannot be written (EROFS), a writable one can, and the parent's own
+// view of the file system is unchanged. Needs root (or CAP_SYS_ADMIN); where
+// the view cannot be made, the result says why and the test is skipped.
+TEST(Supervisor, ReadOnlyViewKeepsOnlyWritablePathsWritable) {
+  namespace fs = std::filesystem;
+  fs::path root = fs::temp_directory_path() / ("atrex-rov-" + std::to_string(getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "writable");
+  fs::create_directories(root / "other");
+  Limits l = quick();
+  l.readOnlyView = true;
+  l.writablePaths = {(root / "writable").string()};
+  std::string script = "echo a > '" + (root / "writable" / "a").string() + "' && echo ok-writable; " +
+                       "if echo b > '" + (root / "other" / "b").string() +
+                       "' 2>/dev/null; then echo wrote-other; else echo refused-other; fi";
+  ChildResult r = runSupervised({"/bin/sh", "-c", script}, l);
+  if (!r.readOnlyView) {
+    fs::remove_all(root);
+    GTEST_SKIP() << "no read-only view here: " << r.readOnlyViewError;
+  }
+  EXPECT_TRUE(r.succeeded()) << r.reason() << r.stderrTail;
+  EXPECT_EQ(r.stdoutTail, "ok-writable\nrefused-other\n");
+  EXPECT_TRUE(fs::exists(root / "writable" / "a"));
+  EXPECT_FALSE(fs::exists(root / "other" / "b"));
+  // The parent can still write where the child could not.
+  std::ofstream(root / "other" / "c") << "c";
+  EXPECT_TRUE(fs::exists(root / "other" / "c"));
+  Json j = Json::parse(r.toJson().dump());
+  EXPECT_TRUE(j.getBool("read_only_view", false));
+  fs::remove_all(root);
+}
+

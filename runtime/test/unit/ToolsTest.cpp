@@ -313,7 +313,7 @@ fi
   fs::permissions(d + "/worker.sh", fs::perms::owner_all);
   fakeCuobjdump(d);
   auto plan = [&](const std::string &settings, const std::string &expected = "adopted") {
-    std::ofstream(d + "/plan.json") << R"({"settings":{)" + settings + R"(},"submissions":[{"source":")" +
+    std::ofstream(d + "/plan.json") << R"({"settings":{"read_only_view":false)" + (settings.empty() ? std::string() : "," + settings) + R"(},"submissions":[{"source":")" +
                                            std::string(ATREX_RT_SOURCE_DIR) +
                                            R"(/../examples/gate/silu_and_mul_naive.cu","operator":"silu_and_mul",
       "expected_verdict":")" + expected + R"(","problems":[{"shape":{"T":2,"D":8}}]}]})";
@@ -454,7 +454,7 @@ exec "$@"
   fakeCuobjdump(d);
   for (const char *f : {"/worker.sh", "/sanitizer.sh"})
     fs::permissions(d + f, fs::perms::owner_all);
-  std::ofstream(d + "/plan.json") << R"({"settings":{"memcheck":true,"clean_timing":false},"submissions":[{"source":")" +
+  std::ofstream(d + "/plan.json") << R"({"settings":{"memcheck":true,"clean_timing":false,"read_only_view":false},"submissions":[{"source":")" +
                                          std::string(ATREX_RT_SOURCE_DIR) +
                                          R"(/../examples/gate/silu_and_mul_naive.cu","operator":"silu_and_mul",
       "problems":[{"shape":{"T":2,"D":8}}]}]})";
@@ -499,7 +499,7 @@ echo "$key "'{"status":"pass","stage":"done","performance":{"median_us":100,"p10
 )SH";
   fakeCuobjdump(d);
   fs::permissions(d + "/worker.sh", fs::perms::owner_all);
-  std::ofstream(d + "/plan.json") << R"({"settings":{"clean_timing":false},"submissions":[{"source":")" +
+  std::ofstream(d + "/plan.json") << R"({"settings":{"clean_timing":false,"read_only_view":false},"submissions":[{"source":")" +
                                          std::string(ATREX_RT_SOURCE_DIR) +
                                          R"(/../examples/gate/silu_and_mul_naive.cu","operator":"silu_and_mul",
       "problems":[{"shape":{"T":2,"D":8}}]}]})";
@@ -535,26 +535,48 @@ echo "$key "'{"status":"pass","stage":"done","performance":{"median_us":100,"p10
 )SH";
   fakeCuobjdump(d);
   fs::permissions(d + "/worker.sh", fs::perms::owner_all);
-  std::ofstream(d + "/plan.json") << R"({"settings":{"clean_timing":false},"submissions":[{"source":")" +
-                                         std::string(ATREX_RT_SOURCE_DIR) +
-                                         R"(/../examples/gate/silu_and_mul_naive.cu","operator":"silu_and_mul",
+  // With the read-only view (the default; it needs root) the write to /tmp
+  // is refused; without it (read_only_view: false, or no privileges) it
+  // happens and is recorded under outside_tmp.
+  for (bool view : {true, false}) {
+    SCOPED_TRACE(view ? "read_only_view: true" : "read_only_view: false");
+    fs::remove(d + "/r.jsonl");
+    std::ofstream(d + "/plan.json") << R"({"settings":{"clean_timing":false,"read_only_view":)" +
+                                           std::string(view ? "true" : "false") + R"(},"submissions":[{"source":")" +
+                                           std::string(ATREX_RT_SOURCE_DIR) +
+                                           R"(/../examples/gate/silu_and_mul_naive.cu","operator":"silu_and_mul",
       "problems":[{"shape":{"T":2,"D":8}}]}]})";
-  Out o = sh("FAKE_LEAK=" + leak + " ATREX_CUOBJDUMP=" + d + "/cuobjdump.sh " + kGate + " --quiet --plan " + d +
-             "/plan.json --out " + d + "/r.jsonl --cache " + sharedCache() + " --worker " + d + "/worker.sh");
-  fs::remove(leak);
-  EXPECT_EQ(o.status, 0) << o.text;
-  Json r = Json::parse(readFile(d + "/r.jsonl"));
-  EXPECT_EQ(r.getString("status", ""), "pass") << r.dump();
-  const Json *se = r.get("side_effects");
-  ASSERT_NE(se, nullptr) << r.dump();
-  const Json *att = se->get("attributed");
-  ASSERT_NE(att, nullptr) << r.dump();
-  EXPECT_EQ(att->getInt("count", 0), 2) << r.dump();
-  std::string files = att->get("files")->dump();
-  EXPECT_NE(files.find("\"tmp/note.txt\""), std::string::npos) << files;
-  EXPECT_NE(files.find("\"home/.cache/x\""), std::string::npos) << files;
-  ASSERT_NE(att->get("outside_tmp"), nullptr) << r.dump();
-  EXPECT_NE(att->get("outside_tmp")->dump().find(leak), std::string::npos) << r.dump();
+    Out o = sh("FAKE_LEAK=" + leak + " ATREX_CUOBJDUMP=" + d + "/cuobjdump.sh " + kGate + " --quiet --plan " + d +
+               "/plan.json --out " + d + "/r.jsonl --cache " + sharedCache() + " --worker " + d + "/worker.sh");
+    bool leaked = fs::exists(leak);
+    fs::remove(leak);
+    EXPECT_EQ(o.status, 0) << o.text;
+    Json r = Json::parse(readFile(d + "/r.jsonl"));
+    EXPECT_EQ(r.getString("status", ""), "pass") << r.dump();
+    const Json *se = r.get("side_effects");
+    ASSERT_NE(se, nullptr) << r.dump();
+    const Json *att = se->get("attributed");
+    ASSERT_NE(att, nullptr) << r.dump();
+    EXPECT_EQ(att->getInt("count", 0), 2) << r.dump();
+    std::string files = att->get("files")->dump();
+    EXPECT_NE(files.find("\"tmp/note.txt\""), std::string::npos) << files;
+    EXPECT_NE(files.find("\"home/.cache/x\""), std::string::npos) << files;
+    bool inView = r.get("child")->getBool("read_only_view", false);
+    if (!view)
+      EXPECT_FALSE(inView) << r.dump();
+    if (view && geteuid() == 0)
+      EXPECT_TRUE(inView) << r.get("child")->dump();
+    if (inView) {
+      EXPECT_FALSE(leaked);
+      EXPECT_EQ(att->get("outside_tmp"), nullptr) << r.dump();
+      EXPECT_NE(r.get("child")->getString("stderr_tail", "").find("Read-only file system"), std::string::npos)
+          << r.dump();
+    } else {
+      EXPECT_TRUE(leaked);
+      ASSERT_NE(att->get("outside_tmp"), nullptr) << r.dump();
+      EXPECT_NE(att->get("outside_tmp")->dump().find(leak), std::string::npos) << r.dump();
+    }
+  }
 }
 
 // When the watchdog ends a unit, the worker's phase byte (<job>.phase) tells
@@ -658,7 +680,7 @@ void batchPlan(const std::string &d, int na, int nb, const std::string &settings
   std::string src = std::string(ATREX_RT_SOURCE_DIR) + "/../examples/gate/silu_and_mul_naive.cu";
   std::string b = nb == 0 ? "" : R"(,{"name":"b","source":")" + src + R"(","operator":"silu_and_mul","problems":[)" +
                                      problems(nb, 100) + "]}";
-  std::ofstream(d + "/plan.json") << R"({"settings":{"seed":11)" + settings + R"(},"submissions":[
+  std::ofstream(d + "/plan.json") << R"({"settings":{"seed":11,"read_only_view":false)" + settings + R"(},"submissions":[
     {"name":"a","source":")" + src + R"(","operator":"silu_and_mul","problems":[)" + problems(na, 1) + "]}" + b +
                                          "]}";
 }
