@@ -521,7 +521,9 @@ int main(int argc, char **argv) {
   if (lim.readOnlyView) {
     std::error_code ec;
     fs::create_directories(fs::path(cacheDir) / "jit", ec);
-    lim.writablePaths = {jobDir, (fs::path(cacheDir) / "jit").string()};
+    // Device and kernel interfaces stay as they are: CUDA found no device in
+    // a view with /dev, /proc and /sys read-only (H200, 2026-12-02c).
+    lim.writablePaths = {jobDir, (fs::path(cacheDir) / "jit").string(), "/dev", "/proc", "/sys"};
   }
   lim.killOrphans = true; // worker runs one at a time: no other child is running then
 
