@@ -1,6 +1,7 @@
 //===- Supervisor.cpp - Run a child process under limits ------------------===//
 #include "atrex-rt/Supervisor.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <climits>
@@ -18,6 +19,7 @@
 #include <dirent.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -305,16 +307,19 @@ constexpr long kSysMountSetattr = 442; // x86-64 and the generic table
 /// namespace, the writable paths bound onto themselves, every mount made
 /// read-only recursively, then the writable binds made writable again.
 /// Returns 0 or the errno of the step that failed (`*step` names it).
-int makeReadOnlyView(const std::vector<const char *> &writable, const char **step) {
+int makeReadOnlyView(const std::vector<const char *> &writable, const std::vector<char> &isMount,
+                     const char **step) {
   *step = "unshare(CLONE_NEWNS)";
   if (unshare(CLONE_NEWNS) != 0)
     return errno;
   *step = "mount(/, MS_REC|MS_PRIVATE)";
   if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
     return errno;
-  for (const char *w : writable) {
+  for (size_t i = 0; i < writable.size(); ++i) {
+    if (isMount[i])
+      continue; // a mount of its own already (/dev, /proc, ...)
     *step = "bind mount of a writable path";
-    if (mount(w, w, nullptr, MS_BIND | MS_REC, nullptr) != 0)
+    if (mount(writable[i], writable[i], nullptr, MS_BIND | MS_REC, nullptr) != 0)
       return errno;
   }
   MountAttr ro{kMountAttrReadOnly, 0, 0, 0};
@@ -375,14 +380,21 @@ ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &li
   // Writable paths of the read-only view, resolved before fork.
   std::vector<std::string> writableReal;
   std::vector<const char *> writableC;
+  std::vector<char> writableIsMount;
   if (limits.readOnlyView) {
     for (const std::string &w : limits.writablePaths) {
       char buf[PATH_MAX];
       if (realpath(w.c_str(), buf))
         writableReal.emplace_back(buf);
     }
-    for (const std::string &w : writableReal)
+    for (const std::string &w : writableReal) {
       writableC.push_back(w.c_str());
+      // A mount point: its device differs from its parent's.
+      struct stat self {}, parent {};
+      std::string up = w == "/" ? w : w.substr(0, std::max<size_t>(1, w.rfind('/')));
+      writableIsMount.push_back(stat(w.c_str(), &self) == 0 && stat(up.c_str(), &parent) == 0 &&
+                                (w == "/" || self.st_dev != parent.st_dev));
+    }
   }
 
   auto start = std::chrono::steady_clock::now();
@@ -433,7 +445,7 @@ ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &li
       // Best effort too: "1", or "0<step>: <errno text>\n" (the parent reads
       // up to the newline; anything after it is an exec failure).
       const char *step = "";
-      int err = makeReadOnlyView(writableC, &step);
+      int err = makeReadOnlyView(writableC, writableIsMount, &step);
       char msg[256];
       int n = err == 0 ? snprintf(msg, sizeof(msg), "1")
                        : snprintf(msg, sizeof(msg), "0%s: %s\n", step, strerror(err));
