@@ -98,11 +98,13 @@ PY
     for ((i = 0; i < n; i++)); do
       echo "== ncu shard $i/$n" >>"$OUT/ncu.csv"
       ATREX_GATE_NO_ATTRIBUTION=1 run ${NCU_S:-60} ncu --target-processes all --clock-control none \
-        --cache-control all -k regex:"${NCU_KERNELS:-_kernel}" --launch-skip 5 --launch-count 20 \
+        --cache-control all -k regex:"${NCU_KERNELS:-_kernel}" --launch-skip ${NCU_SKIP:-5} --launch-count 20 \
         --metrics gpu__time_duration.sum --csv \
         $G --quiet --plan "$TP" --out /tmp/under-ncu.jsonl --shard $i/$n >>"$OUT/ncu.csv" 2>>/tmp/ncu.err
       echo "ncu shard $i: rc $?"
+      python3 -c "import json,sys; [print('  ', r['problem']['id'], r['status'], r['verdict'], r.get('reason','')[:300]) for r in map(json.loads, open(sys.argv[1]))]" /tmp/under-ncu.jsonl
     done
+    tail -5 /tmp/ncu.err
     echo "ncu: $((SECONDS - t0)) s"
   fi
   if has clean; then
