@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "atrex-rt/Attribution.h"
 #include "atrex-rt/Config.h"
+#include "atrex-rt/GateRun.h"
 #include "atrex-rt/KernelTimes.h"
 #include "atrex-rt/Measurement.h"
 #include "atrex-rt/Ops.h"
@@ -41,6 +42,7 @@
 #include <execinfo.h>
 #include <iostream>
 #include <random>
+#include <set>
 #include <fcntl.h>
 #include <link.h>
 #include <unistd.h>
@@ -462,6 +464,7 @@ std::string checkInterposers(const std::vector<SymbolBinding> &before, void *han
   bool staticCudart = sameFile(definingFile(dlsym(handle, "cudaGetDeviceCount")), so);
   std::string why;
   Json resolved = Json::object(), defined = Json::array();
+  std::set<std::string> injected;
   for (size_t i = 0; i < after.size(); ++i) {
     const SymbolBinding &b = before[i], &a = after[i];
     // Defined by the submission's own library, whether or not the name
@@ -481,16 +484,29 @@ std::string checkInterposers(const std::vector<SymbolBinding> &before, void *han
     std::string base = baseName(a.file);
     resolved.set(a.name, base);
     bool cudaLib = base.rfind("libcuda.so", 0) == 0 || base.rfind("libcudart.so", 0) == 0;
-    if (why.empty() && a.addr != b.addr)
+    if (why.empty() && a.addr != b.addr) {
       why = "loading the submission changed what " + a.name + " resolves to for the gate (" +
             (b.file.empty() ? "unresolved" : b.file) + " -> " + a.file + ")";
-    else if (why.empty() && !cudaLib)
+    } else if (!cudaLib && injectedByEnvironment(a.file, std::getenv("CUDA_INJECTION64_PATH"),
+                                                 std::getenv("LD_PRELOAD"))) {
+      // A profiler the operator attached (Nsight Compute's injection binds
+      // cuEventElapsedTime; every unit under ncu was suspicious before this,
+      // H200 2026-12-02c), unchanged by loading the submission: recorded.
+      injected.insert(a.file);
+    } else if (why.empty() && !cudaLib) {
       why = a.name + " resolves to " + a.file + " for the gate, not to CUDA's own library";
+    }
   }
   Json t = Json::object();
   t.set("gate_resolves_to", resolved);
   t.set("defined_by_submission", defined);
   t.set("static_cudart", staticCudart);
+  if (!injected.empty()) {
+    Json inj = Json::array();
+    for (const std::string &f : injected)
+      inj.push(f);
+    t.set("injected_by_environment", inj);
+  }
   integrity.set("timer_symbols", t);
   if (!why.empty())
     integrity.set("suspicious", why);

@@ -206,6 +206,15 @@ Json parseMemcheckLog(const std::string &log);
 /// run — crash, limit, no summary — is recorded, not held against the unit).
 Outcome applyMemcheck(Json &result, const WorkerRun &run, const std::string &log);
 
+/// Whether `file` is a library the operator injected into the worker through
+/// its environment: the CUDA injection of a profiler (CUDA_INJECTION64_PATH,
+/// which Nsight Compute and Nsight Systems set) or an LD_PRELOAD entry
+/// (separated by ':' or ' '). The worker's timer check (docs/gate.md,
+/// "Integrity checks") accepts such a library only where loading the
+/// submission left the binding unchanged; a submission cannot set the
+/// worker's environment. Paths are compared after realpath.
+bool injectedByEnvironment(const std::string &file, const char *cudaInjection, const char *ldPreload);
+
 } // namespace atrex::rt
 
 #endif // ATREX_RT_GATERUN_H

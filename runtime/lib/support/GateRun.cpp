@@ -2,7 +2,9 @@
 #include "atrex-rt/GateRun.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <map>
 #include <random>
@@ -576,6 +578,29 @@ void appendResultLine(const std::string &path, const std::string &line) {
   close(fd);
   if (n != static_cast<ssize_t>(l.size()))
     throw std::runtime_error("short write to results file '" + path + "'");
+}
+
+bool injectedByEnvironment(const std::string &file, const char *cudaInjection, const char *ldPreload) {
+  auto same = [&](const std::string &other) {
+    char a[PATH_MAX], b[PATH_MAX];
+    return !file.empty() && !other.empty() && realpath(file.c_str(), a) && realpath(other.c_str(), b) &&
+           std::strcmp(a, b) == 0;
+  };
+  if (cudaInjection && same(cudaInjection))
+    return true;
+  if (!ldPreload)
+    return false;
+  std::string list = ldPreload, item;
+  for (size_t i = 0; i <= list.size(); ++i) {
+    if (i == list.size() || list[i] == ':' || list[i] == ' ') {
+      if (same(item))
+        return true;
+      item.clear();
+    } else {
+      item += list[i];
+    }
+  }
+  return false;
 }
 
 } // namespace atrex::rt

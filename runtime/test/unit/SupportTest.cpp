@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <unistd.h>
 #include <fstream>
 #include <gtest/gtest.h>
 
@@ -936,4 +937,28 @@ TEST(Measurement, KernelSetChangesAreCountedAndNamed) {
   EXPECT_EQ(ks->getInt("checked_reps", 0), 4);
   EXPECT_EQ(ks->getInt("changed_reps", 0), 1);
   EXPECT_EQ(ks->getString("first_change", ""), "timed call 2 against the first: +c x1, -b x1");
+}
+
+// The timer check's exemption for a profiler the operator attached (Nsight
+// Compute's injection made every unit under ncu suspicious, H200 2026-12-02c):
+// only files named by CUDA_INJECTION64_PATH or LD_PRELOAD, compared after
+// realpath; anything else, and no environment, is not exempt.
+TEST(GateRun, InjectedByEnvironment) {
+  namespace fs = std::filesystem;
+  fs::path d = fs::temp_directory_path() / ("atrex-inject-" + std::to_string(getpid()));
+  fs::create_directories(d / "sub");
+  for (const char *f : {"libinj.so", "libpre.so", "libother.so"})
+    std::ofstream(d / f) << "x";
+  std::string inj = (d / "libinj.so").string(), pre = (d / "libpre.so").string(),
+              other = (d / "libother.so").string();
+  std::string viaDots = (d / "sub" / ".." / "libinj.so").string();
+  EXPECT_TRUE(injectedByEnvironment(inj, inj.c_str(), nullptr));
+  EXPECT_TRUE(injectedByEnvironment(viaDots, inj.c_str(), nullptr));
+  EXPECT_TRUE(injectedByEnvironment(pre, nullptr, ("/nonexistent.so:" + pre).c_str()));
+  EXPECT_TRUE(injectedByEnvironment(pre, nullptr, ("/a.so " + pre).c_str()));
+  EXPECT_FALSE(injectedByEnvironment(other, inj.c_str(), pre.c_str()));
+  EXPECT_FALSE(injectedByEnvironment(inj, nullptr, nullptr));
+  EXPECT_FALSE(injectedByEnvironment("", "", ""));
+  EXPECT_FALSE(injectedByEnvironment(other, "", ":"));
+  fs::remove_all(d);
 }
