@@ -520,6 +520,50 @@ echo "$key "'{"status":"pass","stage":"done","performance":{"median_us":100,"p10
   EXPECT_NE(kill(pid, 0), 0) << "the escaped process " << pid << " is still alive";
 }
 
+// Ghost replay (issue 15), the parent's side: a worker whose ghost call
+// still produced the reference reports integrity.ghost_replay with
+// `suspicious` and ends the unit failed at correctness; the parent makes the
+// verdict `suspicious` (not the attribution's `adopted`) and keeps the record.
+// The honest report (ghost call ran, output not matched) stays adopted.
+TEST(AtrexGate, GhostReplayMakesTheUnitSuspicious) {
+  std::string d = tmp("gate-ghost");
+  std::ofstream(d + "/worker.sh") << R"SH(#!/bin/sh
+read seed key
+if [ "$FAKE_GHOST" = matched ]; then
+echo "$key "'{"status":"fail","stage":"correctness","reason":"integrity: ghost replay: with its 1 own kernel launch(es) suppressed the call still produced the reference output","attribution":{"available":true,"verdict":"adopted"},"integrity":{"ghost_replay":{"ran":true,"own_launches_suppressed":1,"output_matched_reference":true,"suspicious":"ghost replay"},"suspicious":"ghost replay"}}' >&3
+else
+echo "$key "'{"status":"pass","stage":"done","performance":{"median_us":100,"p10_us":99,"p90_us":101,"reps":10,"mode":"eager","side_stream_reps":0,"launch_gap_hidden":true},"attribution":{"available":true,"verdict":"adopted"},"integrity":{"ghost_replay":{"ran":true,"own_launches_suppressed":1,"output_matched_reference":false}}}' >&3
+fi
+)SH";
+  fakeCuobjdump(d);
+  fs::permissions(d + "/worker.sh", fs::perms::owner_all);
+  std::ofstream(d + "/plan.json") << R"({"settings":{"clean_timing":false,"read_only_view":false},"submissions":[{"source":")" +
+                                         std::string(ATREX_RT_SOURCE_DIR) +
+                                         R"(/../examples/gate/silu_and_mul_naive.cu","operator":"silu_and_mul",
+      "problems":[{"shape":{"T":2,"D":8}}]}]})";
+  for (std::string mode : {"matched", "honest"}) {
+    SCOPED_TRACE(mode);
+    fs::remove(d + "/r.jsonl");
+    Out o = sh("FAKE_GHOST=" + mode + " ATREX_CUOBJDUMP=" + d + "/cuobjdump.sh " + kGate + " --quiet --plan " + d +
+               "/plan.json --out " + d + "/r.jsonl --cache " + sharedCache() + " --worker " + d + "/worker.sh");
+    Json r = Json::parse(readFile(d + "/r.jsonl"));
+    const Json *g = r.get("integrity") ? r.get("integrity")->get("ghost_replay") : nullptr;
+    ASSERT_NE(g, nullptr) << r.dump();
+    EXPECT_TRUE(g->getBool("ran", false)) << r.dump();
+    EXPECT_EQ(o.status, 0) << o.text; // failed units are results, not a failed run
+    if (mode == "matched") {
+      EXPECT_EQ(r.getString("status", ""), "fail") << r.dump();
+      EXPECT_EQ(r.getString("stage", ""), "correctness") << r.dump();
+      EXPECT_EQ(r.getString("verdict", ""), "suspicious") << r.dump();
+      EXPECT_NE(r.getString("reason", "").find("ghost replay"), std::string::npos) << r.dump();
+    } else {
+      EXPECT_EQ(r.getString("status", ""), "pass") << r.dump();
+      EXPECT_EQ(r.getString("verdict", ""), "adopted") << r.dump();
+      EXPECT_FALSE(g->getBool("output_matched_reference", true)) << r.dump();
+    }
+  }
+}
+
 // Each worker run gets an empty HOME and TMPDIR of its own; what it leaves
 // there, and what appears in the shared /tmp while it runs, is recorded.
 TEST(AtrexGate, FilesTheWorkerWritesAreRecorded) {
