@@ -12,6 +12,7 @@
 
 #include "ReportUtil.h"
 #include "atrex/Score/Report.h"
+#include "atrex-rt/Protocol.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -20,24 +21,25 @@
 #include <cstdio>
 #include <map>
 
+namespace protocol = atrex::rt::protocol;
+
 using namespace llvm;
 using namespace atrex::score;
 using namespace atrex::score::rep;
 
 StringRef atrex::score::verdictColor(StringRef Verdict) {
-  if (Verdict == "adopted")
+  if (Verdict == protocol::kAdopted)
     return "#1a9641";
-  if (Verdict == "fallback")
+  if (Verdict == protocol::kFallback)
     return "#e66101";
-  if (Verdict == "no-kernel")
+  if (Verdict == protocol::kNoKernel)
     return "#5e3c99";
-  if (Verdict == "suspicious")
+  if (Verdict == protocol::kSuspicious)
     return "#d7191c";
   return "#808080";
 }
 
-static const char *const VerdictOrder[] = {"adopted", "fallback", "no-kernel",
-                                           "suspicious", "unknown"};
+static const auto &VerdictOrder = protocol::kVerdicts;
 static const char *const DatasheetColor = "#9e9e9e";
 static const char *const MeasuredColor = "#1f4e79";
 
@@ -305,7 +307,7 @@ static void printPlot(raw_ostream &OS, const ScoreReport &R) {
         continue;
       StringRef Verdict = P.Result->Verdict;
       if (P.Suspicious)
-        Verdict = "suspicious";
+        Verdict = protocol::kSuspicious;
       std::string Tip = formatv(
           "{0} / {1} ({2}, {3}): verdict {4}, S = {5}, T_measured {6} us, "
           "T_roofline {7} us, {8} FLOP/s at {9} FLOP/byte{10}",

@@ -5,12 +5,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "atrex/Score/Results.h"
+#include "atrex-rt/Protocol.h"
 #include "atrex/Support/JSON.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+
+namespace protocol = atrex::rt::protocol;
 
 using namespace llvm;
 using namespace atrex::score;
@@ -34,10 +37,9 @@ Expected<GateResult> atrex::score::parseResultLine(StringRef Text) {
     return err("not a JSON object");
   std::optional<StringRef> Schema = O->getString("schema");
   if (!Schema)
-    return err("missing \"schema\" (expected \"atrex-gate-result/1\")");
-  if (*Schema != "atrex-gate-result/1")
-    return err("schema is \"" + *Schema +
-               "\", expected \"atrex-gate-result/1\"");
+    return err(std::string("missing \"schema\" (expected \"") + protocol::kResultSchema + "\")");
+  if (*Schema != protocol::kResultSchema)
+    return err("schema is \"" + *Schema + "\", expected \"" + protocol::kResultSchema + "\"");
   GateResult R;
   const json::Object *P = O->getObject("problem");
   if (!P)
@@ -53,14 +55,13 @@ Expected<GateResult> atrex::score::parseResultLine(StringRef Text) {
     R.SubmissionOperator = S->getString("operator").value_or("").str();
   }
   std::optional<StringRef> Status = O->getString("status");
-  if (!Status || (*Status != "pass" && *Status != "fail" && *Status != "error"))
+  if (!Status || llvm::none_of(protocol::kStatuses, [&](const char *K) { return *Status == K; }))
     return err("\"status\" must be \"pass\", \"fail\" or \"error\"");
   R.Status = Status->str();
   R.Stage = O->getString("stage").value_or("").str();
   R.Reason = O->getString("reason").value_or("").str();
-  R.Verdict = O->getString("verdict").value_or("unknown").str();
-  static const char *const Verdicts[] = {"adopted", "fallback", "no-kernel",
-                                         "suspicious", "unknown"};
+  R.Verdict = O->getString("verdict").value_or(protocol::kUnknown).str();
+  static const auto &Verdicts = protocol::kVerdicts;
   if (!is_contained(Verdicts, StringRef(R.Verdict)))
     return err("unknown verdict \"" + R.Verdict + "\"");
   R.StartedAt = O->getString("started_at").value_or("").str();

@@ -5,12 +5,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "atrex/Score/Score.h"
+#include "atrex-rt/Protocol.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <algorithm>
 #include <set>
+
+namespace protocol = atrex::rt::protocol;
 
 using namespace llvm;
 using namespace atrex::score;
@@ -109,9 +112,9 @@ static const GateResult *latest(ArrayRef<const GateResult *> Rs) {
 }
 
 static bool verdictCounts(StringRef Verdict, bool Baseline) {
-  if (Verdict == "adopted")
+  if (Verdict == protocol::kAdopted)
     return true;
-  return Baseline && (Verdict == "fallback" || Verdict == "no-kernel");
+  return Baseline && (Verdict == protocol::kFallback || Verdict == protocol::kNoKernel);
 }
 
 static void scoreProblem(ProblemScore &PS, const SubmissionSet &Set) {
@@ -123,14 +126,14 @@ static void scoreProblem(ProblemScore &PS, const SubmissionSet &Set) {
   }
   const GateResult &R = *PS.Result;
   PS.Correct = R.correct();
-  PS.Passed = R.Status == "pass";
-  PS.DynamicAdopted = R.Verdict == "adopted";
+  PS.Passed = R.Status == protocol::kPass;
+  PS.DynamicAdopted = R.Verdict == protocol::kAdopted;
   if (R.MedianUs) {
     PS.TMeasuredS = *R.MedianUs * 1e-6;
     if (Roof.FlopsTotal > 0)
       PS.AchievedFlops = Roof.FlopsTotal / *PS.TMeasuredS;
   }
-  PS.Suspicious = R.Verdict == "suspicious" ||
+  PS.Suspicious = R.Verdict == protocol::kSuspicious ||
                   (PS.TMeasuredS && *PS.TMeasuredS < Roof.floorS());
   auto Zero = [&](StringRef Why, const Twine &Detail) {
     PS.S = 0;
@@ -138,9 +141,9 @@ static void scoreProblem(ProblemScore &PS, const SubmissionSet &Set) {
     PS.ZeroDetail = Detail.str();
   };
   std::string Reason = R.Reason.empty() ? "" : ": " + R.Reason;
-  if (R.Status == "error")
+  if (R.Status == protocol::kError)
     return Zero("error", "gate error at " + R.Stage + Reason);
-  if (R.Stage == "compile")
+  if (R.Stage == protocol::kStageCompile)
     return Zero("compile", "compile failed" + Reason);
   if (!PS.Correct)
     return Zero("correctness", "incorrect at " + R.Stage + Reason);
@@ -260,8 +263,8 @@ static SetScore scoreSet(const ScoreReport &Rep, const SubmissionSet &Set,
     Correct += PS.Correct;
     Passed += PS.Passed;
     Dyn += PS.DynamicAdopted;
-    Static += PS.StaticVerdict == "adopted";
-    Both += PS.DynamicAdopted && PS.StaticVerdict == "adopted";
+    Static += PS.StaticVerdict == protocol::kAdopted;
+    Both += PS.DynamicAdopted && PS.StaticVerdict == protocol::kAdopted;
     S.Results += PS.Result.has_value();
     S.Scored += PS.S > 0;
     S.Suspicious += PS.Suspicious;

@@ -133,7 +133,7 @@ void endUnit(const std::string &status, const std::string &stage, const std::str
                          const std::string &reason) {
   endUnit(status, stage, reason);
   std::fflush(nullptr);
-  _exit(status == "error" ? 2 : 0);
+  _exit(status == protocol::kError ? 2 : 0);
 }
 
 std::string cudaErrorText(cudaError_t e) {
@@ -295,7 +295,7 @@ struct Worker {
   // Returns "" or the entry's C++ exception text.
   std::string call(Args &a, attr::Region region) {
     char err[1024] = {0};
-    gateCuda(cudaGetLastError(), gReport.getString("stage", "setup"), "no CUDA error pending before the call");
+    gateCuda(cudaGetLastError(), gReport.getString("stage", protocol::kStageSetup), "no CUDA error pending before the call");
     markPhase('c');
     attr::beginCall();
     attr::setRegion(region);
@@ -348,7 +348,7 @@ struct Worker {
   // Compares the candidate's outputs with the reference computed from `before`.
   Json check(const Args &a, const TensorMap &before, bool &ok) {
     // The candidate's work ends when the device is idle; the rest is the gate's.
-    checkCandidateCuda(gReport.getString("stage", "correctness"), "(before its outputs were checked)");
+    checkCandidateCuda(gReport.getString("stage", protocol::kStageCorrectness), "(before its outputs were checked)");
     markPhase('g');
     Json j = Json::object();
     // Inputs that are not in/out must be bitwise unchanged.
@@ -551,14 +551,14 @@ int main(int argc, char **argv) {
     return workerMain(argc, argv);
   } catch (const std::exception &e) {
     std::string what = std::string(e.what()).substr(0, 800);
-    std::string stage = gReport.getString("stage", "setup");
+    std::string stage = gReport.getString("stage", protocol::kStageSetup);
     if (gPhase == 'c')
-      finish("fail", stage, "the submission threw outside its entry: " + what);
+      finish(protocol::kFail, stage, "the submission threw outside its entry: " + what);
     std::string hint;
     if (dynamic_cast<const c10::OutOfMemoryError *>(&e))
       hint = gGpuLimitMb > 0 ? " (the gate's own tensors exceed settings.gpu_mb; raise it)"
                              : " (the gate's own tensors do not fit on this GPU)";
-    finish("error", stage, "the gate's own work failed: " + what + hint);
+    finish(protocol::kError, stage, "the gate's own work failed: " + what + hint);
   }
 }
 
@@ -671,7 +671,7 @@ int workerMain(int argc, char **argv) {
     }
   }
   if (jobPath.empty())
-    finish("error", "setup", "no --job given");
+    finish(protocol::kError, protocol::kStageSetup, "no --job given");
   gPhaseFd = open((jobPath + ".phase").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   markPhase('g');
   // stdin: one seed per unit of the job, in job order, then the report key
@@ -786,7 +786,7 @@ int workerMain(int argc, char **argv) {
 
   // Environment.
   if (!at::hasCUDA())
-    finish("error", "setup", "no CUDA device visible to the worker");
+    finish(protocol::kError, protocol::kStageSetup, "no CUDA device visible to the worker");
   at::globalContext().setAllowTF32CuBLAS(false);
   at::globalContext().setAllowTF32CuDNN(false);
   cudaGetDeviceProperties(&p.prop, 0);
@@ -806,7 +806,7 @@ int workerMain(int argc, char **argv) {
   gReport.set("attribution", p.attribution);
   std::string wantGpu = w.settings.getString("gpu", "");
   if (!wantGpu.empty() && std::string(p.prop.name).find(wantGpu) == std::string::npos)
-    finish("error", "setup", "plan expects GPU '" + wantGpu + "', found '" + p.prop.name + "'");
+    finish(protocol::kError, protocol::kStageSetup, "plan expects GPU '" + wantGpu + "', found '" + p.prop.name + "'");
   // The caching allocator initialises lazily, and neither its memory fraction
   // nor its statistics exist before that (found on the H200: "Allocator not
   // initialized for device"): one small allocation first.
@@ -829,7 +829,7 @@ int workerMain(int argc, char **argv) {
   void *handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
   markPhase('g');
   if (!handle)
-    finish("fail", "setup", std::string("cannot load the submission: ") + dlerror());
+    finish(protocol::kFail, protocol::kStageSetup, std::string("cannot load the submission: ") + dlerror());
   checkCandidateCuda(protocol::kStageSetup, "(its library's initialisers)");
   {
     p.integrity = Json::object();
@@ -840,7 +840,7 @@ int workerMain(int argc, char **argv) {
   }
   w.entry = reinterpret_cast<EntryFn>(dlsym(handle, "atrex_entry_v1"));
   if (!w.entry)
-    finish("fail", "setup", "the submission library has no atrex_entry_v1 (binding missing)");
+    finish(protocol::kFail, protocol::kStageSetup, "the submission library has no atrex_entry_v1 (binding missing)");
   stageEnds("library_loaded");
 
   // All gate and candidate work is issued on one non-default stream, current
@@ -1026,7 +1026,7 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
       gateCuda(cudaDeviceSynchronize(), "correctness", "inputs of trial " + std::to_string(t));
       std::string err = w.call(a, attr::Region::Correctness);
       if (!err.empty())
-        finish("fail", "correctness", "trial " + std::to_string(t) + " (" + kind + "): " + err);
+        finish(protocol::kFail, protocol::kStageCorrectness, "trial " + std::to_string(t) + " (" + kind + "): " + err);
       checkCandidateCuda("correctness", "in trial " + std::to_string(t) + " (" + kind + ")");
       trace("trial " + std::to_string(t) + ": check");
       bool ok = true;
@@ -1092,7 +1092,7 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
   };
   gReport.set("attribution", attributionNow());
   if (!allOk)
-    finish("fail", "correctness", firstFailure);
+    finish(protocol::kFail, protocol::kStageCorrectness, firstFailure);
   if (attributed && !correctnessOnly && w.settings.getBool("ghost_replay", true))
     ghostReplay(w, seed);
   // The memcheck run (parent, settings.memcheck) needs the trials only.
@@ -1230,7 +1230,7 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
       gateCuda(cudaEventRecord(evStart, stream), stage, "warm-up start event");
       std::string err = w.call(a, attr::Region::Correctness);
       if (!err.empty())
-        finish("fail", "performance", "warm-up: " + err);
+        finish(protocol::kFail, protocol::kStagePerformance, "warm-up: " + err);
       checkPending(stage, "during warm-up");
       gateCuda(cudaEventRecord(evEnd, stream), stage, "warm-up end event");
       checkCandidateCuda(stage, "during warm-up");
@@ -1257,7 +1257,7 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
     uint64_t probeStart = deviceWide ? ktimes::timestamp() : 0;
     std::string probeErr = w.call(sets[0], attr::Region::Correctness);
     if (!probeErr.empty())
-      finish("fail", "performance", "side-stream probe: " + probeErr);
+      finish(protocol::kFail, protocol::kStagePerformance, "side-stream probe: " + probeErr);
     checkCandidateCuda(stage, "in the side-stream probe");
     bool sideStreams = attr::destroyedSinceBeginCall() > 0;
     for (void *s : attr::streamsSinceBeginCall())
@@ -1364,7 +1364,7 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
         err = w.call(a, attr::Region::Timed);
       }
       if (!err.empty())
-        finish("fail", "performance", "timed call: " + err);
+        finish(protocol::kFail, protocol::kStagePerformance, "timed call: " + err);
       // An error the call left pending is the submission's (read before the
       // gate's own next CUDA call could pick it up).
       checkPending(stage, "in a timed call");
@@ -1477,9 +1477,9 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
         cudaError_t se = cudaDeviceSynchronize();
         ok = ktimes::pause(kerr) && ok;
         if (!err.empty())
-          finish("fail", "performance", "call for kernel durations: " + err);
+          finish(protocol::kFail, protocol::kStagePerformance, "call for kernel durations: " + err);
         if (se != cudaSuccess)
-          finish("fail", "performance",
+          finish(protocol::kFail, protocol::kStagePerformance,
                  std::string("CUDA error in a call for kernel durations: ") + cudaGetErrorString(se));
         ++done;
       }
@@ -1510,7 +1510,7 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
     cudaEventDestroy(evStart);
     cudaEventDestroy(evEnd);
     if (recheckFailed)
-      finish("fail", "performance", "outputs of a timed call were wrong: " + recheckReason);
+      finish(protocol::kFail, protocol::kStagePerformance, "outputs of a timed call were wrong: " + recheckReason);
   }
   endUnit(protocol::kPass, protocol::kStageDone, "");
 }

@@ -502,7 +502,7 @@ int main(int argc, char **argv) {
   struct UnitState {
     const Unit *u = nullptr;
     Json r;
-    std::string status = "error", stage = "compile", reason, verdict = "unknown";
+    std::string status = protocol::kError, stage = protocol::kStageCompile, reason, verdict = protocol::kUnknown;
     uint64_t seed = 0;
     Json sideEffects = Json::object(), workerSeconds = Json::object();
     double workerWall = 0; // the unit's share of its worker runs' wall time
@@ -715,7 +715,7 @@ int main(int argc, char **argv) {
     for (UnitState &st : states) {
       st.r.set("compile", cr.toJson());
       if (!cr.ok) {
-        st.status = cr.internalError ? "error" : "fail";
+        st.status = cr.internalError ? protocol::kError : protocol::kFail;
         st.reason = "compile: " + cr.reason;
       }
     }
@@ -739,13 +739,13 @@ int main(int argc, char **argv) {
         st.stage = out.stage;
         st.reason = out.reason;
         if (const Json *a = r.get("attribution"))
-          st.verdict = a->getString("verdict", "unknown");
+          st.verdict = a->getString("verdict", protocol::kUnknown);
         // A timer or launch interposer (the worker's integrity check after loading).
         if (const Json *ig = r.get("integrity"); ig && ig->has("suspicious")) {
           st.verdict = protocol::kSuspicious;
           st.status = protocol::kFail;
         }
-        if (st.status == "pass" && !plan.settings.cleanTiming) {
+        if (st.status == protocol::kPass && !plan.settings.cleanTiming) {
           if (Json *a = r.get("attribution"); a && mixedOwnForeign(*a))
             a->set("own_time_share_why", "clean_timing is off: kernel durations not measured");
         }
@@ -754,7 +754,7 @@ int main(int argc, char **argv) {
       std::vector<BatchItem> cleanItems;
       if (plan.settings.cleanTiming)
         for (UnitState &st : states) {
-          if (st.status != "pass")
+          if (st.status != protocol::kPass)
             continue;
           st.clean = planCleanRun(st.r, plan.settings);
           if (!st.clean.run)
@@ -770,12 +770,12 @@ int main(int argc, char **argv) {
         for (size_t k = 0; k < cleanItems.size(); ++k) {
           UnitState &st = *cleanItems[k].st;
           Outcome cleanOut = applyCleanRun(st.r, plan.settings, st.clean, cruns[k]);
-          if (cleanOut.status == "fail") {
-            st.status = "fail";
+          if (cleanOut.status == protocol::kFail) {
+            st.status = protocol::kFail;
             st.stage = cleanOut.stage;
             st.reason = "clean timing run (no attribution): " + cleanOut.reason;
-          } else if (cleanOut.status == "error") {
-            st.status = "error";
+          } else if (cleanOut.status == protocol::kError) {
+            st.status = protocol::kError;
             st.stage = cleanOut.stage;
             st.reason = cleanOut.reason;
           }
@@ -783,7 +783,7 @@ int main(int argc, char **argv) {
       }
       if (plan.settings.memcheck)
         for (UnitState &st : states) {
-          if (st.status != "pass")
+          if (st.status != protocol::kPass)
             continue;
           // The correctness trials again, under compute-sanitizer's memcheck (no
           // Sanitizer subscription of our own: the tool is built on the same
@@ -812,8 +812,8 @@ int main(int argc, char **argv) {
           Outcome m = applyMemcheck(st.r, mrun, text);
           if (Json *mj = st.r.get("memcheck"))
             mj->set("padding_bytes", padding);
-          if (m.status == "fail") {
-            st.status = "fail";
+          if (m.status == protocol::kFail) {
+            st.status = protocol::kFail;
             st.stage = m.stage;
             st.reason = m.reason;
           }
@@ -833,15 +833,15 @@ int main(int argc, char **argv) {
       if (cr.ok) {
         r.set("side_effects", st.sideEffects);
         r.set("worker_seconds", st.workerSeconds);
-        if (status == "pass" && prob.floorSeconds > 0) {
+        if (status == protocol::kPass && prob.floorSeconds > 0) {
           double med = r.get("performance")->getDouble("median_us", 0) * 1e-6;
           if (med < prob.floorSeconds) {
-            verdict = "suspicious";
-            status = "fail";
+            verdict = protocol::kSuspicious;
+            status = protocol::kFail;
             reason = "median time below the impossibility floor";
           }
         }
-        if (status == "pass" && !verdict.empty() && verdict != "adopted" && verdict != "unknown") {
+        if (status == protocol::kPass && !verdict.empty() && verdict != protocol::kAdopted && verdict != protocol::kUnknown) {
           // Correct and timed, but the work was not (all) the submission's own.
           reason = "dynamic verdict " + verdict;
         }
@@ -852,13 +852,13 @@ int main(int argc, char **argv) {
       if (!reason.empty())
         r.set("reason", reason);
       if (!sub.expectedVerdict.empty())
-        r.set("expected_verdict_met", sub.expectedVerdict == "fail"
-                                          ? status != "pass"
-                                          : status == "pass" && sub.expectedVerdict == verdict);
+        r.set("expected_verdict_met", sub.expectedVerdict == protocol::kFail
+                                          ? status != protocol::kPass
+                                          : status == protocol::kPass && sub.expectedVerdict == verdict);
       r.set("duration_s", states.size() == 1 ? groupWall : st.workerWall + rest);
       std::string invalid = validateResult(r);
       if (!invalid.empty()) {
-        r.set("status", "error");
+        r.set("status", protocol::kError);
         r.set("reason", "internal: invalid result (" + invalid + "): " + reason);
       }
       try {
@@ -868,7 +868,7 @@ int main(int argc, char **argv) {
         return 2;
       }
       std::string stOut = r.getString("status", "");
-      (stOut == "pass" ? passed : stOut == "fail" ? failed : errors)++;
+      (stOut == protocol::kPass ? passed : stOut == protocol::kFail ? failed : errors)++;
       ++reported;
       if (!quiet) {
         char line[512];
@@ -879,7 +879,7 @@ int main(int argc, char **argv) {
                       med >= 0 ? (", median " + std::to_string(med).substr(0, 8) + " us").c_str() : "",
                       r.getDouble("duration_s", 0));
         std::cerr << line;
-        if (stOut != "pass")
+        if (stOut != protocol::kPass)
           std::cerr << " -- " << r.getString("reason", "").substr(0, 300);
         std::cerr << "\n";
       }

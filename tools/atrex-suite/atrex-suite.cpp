@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "atrex/Support/DataPath.h"
+#include "atrex-rt/Protocol.h"
 #include "atrex/Support/JSON.h"
 #include "atrex/Roofline/OperatorLibrary.h"
 #include "atrex/Roofline/Roofline.h"
@@ -312,7 +313,7 @@ static int plan() {
   if (!Missing.empty())
     errs() << "atrex-suite: note: no submission in '" << SetDir
            << "' for: " << join(Missing, ", ") << "\n";
-  writeOut(Output, json::Object{{"schema", "atrex-gate-plan/1"},
+  writeOut(Output, json::Object{{"schema", atrex::rt::protocol::kPlanSchema},
                                 {"settings", json::Object{{"gpu", Gpu.getValue()},
                                                           {"seed", SeedJSON}}},
                                 {"submissions", std::move(Submissions)}});

@@ -13,6 +13,7 @@
 #define ATREX_RT_ATTRIBUTION_H
 
 #include "atrex-rt/Json.h"
+#include "atrex-rt/Protocol.h"
 
 #include <cstdint>
 #include <set>
@@ -60,10 +61,10 @@ void resetCounts();
 /// not); `no-kernel` when nothing was launched at all; else `adopted`.
 inline std::string verdictOf(const Summary &s) {
   if (s.foreignLaunches > 0)
-    return "fallback";
+    return protocol::kFallback;
   if (s.ownLaunches == 0)
-    return "no-kernel";
-  return "adopted";
+    return protocol::kNoKernel;
+  return protocol::kAdopted;
 }
 /// The ghost-replay check (docs/gate.md, "Integrity checks"): from
 /// suppressOwnKernels to restoreOwnKernels, every kernel of the submission's

@@ -31,6 +31,9 @@ inline constexpr const char *kStageSetup = "setup";
 inline constexpr const char *kStageCorrectness = "correctness";
 inline constexpr const char *kStagePerformance = "performance";
 inline constexpr const char *kStageDone = "done";
+/// Accepted in result lines for compatibility with results files written
+/// before the attribution moved into the correctness and performance stages.
+inline constexpr const char *kStageAttribution = "attribution";
 
 // Dynamic verdicts.
 inline constexpr const char *kAdopted = "adopted";
@@ -38,6 +41,12 @@ inline constexpr const char *kFallback = "fallback";
 inline constexpr const char *kNoKernel = "no-kernel";
 inline constexpr const char *kSuspicious = "suspicious";
 inline constexpr const char *kUnknown = "unknown";
+
+/// Every value each result field may take (the result validator's sets).
+inline constexpr const char *kStatuses[] = {kPass, kFail, kError};
+inline constexpr const char *kStages[] = {kStageCompile,     kStageSetup, kStageCorrectness,
+                                          kStagePerformance, kStageDone,  kStageAttribution};
+inline constexpr const char *kVerdicts[] = {kAdopted, kFallback, kNoKernel, kSuspicious, kUnknown};
 
 // Worker runs (the job document's "run"): the attributed run (Compute
 // Sanitizer subscription: the verdict), the clean timing run (no

@@ -171,35 +171,35 @@ Outcome outcomeOf(const WorkerRun &run) {
   const Json &rep = run.report;
   bool haveReport = run.haveReport, gateTimedOut = run.gateTimedOut;
   Outcome o;
-  o.stage = haveReport ? rep.getString("stage", "setup") : "setup";
+  o.stage = haveReport ? rep.getString("stage", protocol::kStageSetup) : protocol::kStageSetup;
   if (run.forgedLines > 0) {
     // Whatever the gate's own lines said: writing to its channel is an evasion.
-    o.status = "fail";
+    o.status = protocol::kFail;
     o.reason = o.stage + ": the submission wrote " + std::to_string(run.forgedLines) +
                " line(s) to the gate's report channel (file descriptor 3): report forgery";
   } else if (child.orphansKilled > 0) {
     // Escaping the worker's process group (setsid, double fork) is how work
     // would outlive the unit; the gate killed them.
-    o.status = "fail";
+    o.status = protocol::kFail;
     o.reason = o.stage + ": the submission left " + std::to_string(child.orphansKilled) +
                " process(es) running outside the worker's process group (killed by the gate)";
   } else if (haveReport && rep.has("status") && child.succeeded()) {
-    o.status = rep.getString("status", "error");
+    o.status = rep.getString("status", protocol::kError);
     o.reason = rep.getString("reason", "");
   } else if (haveReport && rep.has("status") && child.end == ChildResult::End::Exited) {
-    o.status = rep.getString("status", "error");
+    o.status = rep.getString("status", protocol::kError);
     o.reason = rep.getString("reason", "") + (rep.has("reason") ? "" : child.reason());
   } else if (child.end == ChildResult::End::SpawnFailed) {
-    o.status = "error";
+    o.status = protocol::kError;
     o.reason = "setup: " + child.reason();
   } else if (gateTimedOut) {
     // Killed while the gate itself (reference, comparisons) was working.
-    o.status = "error";
+    o.status = protocol::kError;
     o.reason = o.stage + ": " + child.reason() +
                " in the gate's own work (reference and checks), not the submission's: "
                "raise settings.problem_s";
   } else {
-    o.status = "fail";
+    o.status = protocol::kFail;
     o.reason = o.stage + ": " + child.reason();
   }
   return o;
@@ -435,7 +435,7 @@ Outcome applyCleanRun(Json &r, const PlanSettings &settings, const CleanRunPlan 
   const Json *cperf = run.haveReport ? run.report.get("performance") : nullptr;
   double attributed = perf->getDouble("median_us", 0);
   clean.set("child", run.child.toJson());
-  if (out.status != "pass" || !cperf) {
+  if (out.status != protocol::kPass || !cperf) {
     // The attributed time stands (an overestimate, never an underestimate).
     clean.set("used", false);
     clean.set("why", ("the clean run did not pass: " + out.status + " at " + out.stage + ": " +
@@ -443,7 +443,7 @@ Outcome applyCleanRun(Json &r, const PlanSettings &settings, const CleanRunPlan 
     perf->set("clean_run", clean);
     if (mixed)
       attribution->set("own_time_share_why", "the clean run did not pass: kernel durations not measured");
-    if (out.status == "fail")
+    if (out.status == protocol::kFail)
       return out;
     return {};
   }
@@ -459,7 +459,7 @@ Outcome applyCleanRun(Json &r, const PlanSettings &settings, const CleanRunPlan 
     clean.set("why", ("the call uses side streams and " + noSpan).substr(0, 600));
     perf->set("clean_run", clean);
     if (destroyed)
-      return {"error", "performance",
+      return {protocol::kError, protocol::kStagePerformance,
               ("the submission destroyed a stream its timed call launched on, so only a device-wide span "
                "times it, and " + noSpan).substr(0, 600)};
     return {};
@@ -546,11 +546,11 @@ Outcome applyMemcheck(Json &r, const WorkerRun &run, const std::string &log) {
                   out.reason).substr(0, 600));
   } else if (m.getInt("errors", 0) > 0) {
     m.set("conclusive", true);
-    verdict.status = "fail";
-    verdict.stage = "correctness";
+    verdict.status = protocol::kFail;
+    verdict.stage = protocol::kStageCorrectness;
     verdict.reason = "memcheck: " + std::to_string(m.getInt("errors", 0)) + " memory error(s) in the correctness trials: " +
                      m.getString("first", "?");
-  } else if (out.status != "pass") {
+  } else if (out.status != protocol::kPass) {
     // Clean log, but the trials did not pass under memcheck: not the memory checker's finding.
     m.set("conclusive", false);
     m.set("why", ("the correctness trials ended " + out.status + " at " + out.stage + ": " + out.reason)

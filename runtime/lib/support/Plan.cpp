@@ -1,8 +1,10 @@
 //===- Plan.cpp - Gate plans and result records ---------------------------===//
 #include "atrex-rt/Plan.h"
+#include "atrex-rt/Protocol.h"
 
 #include <cstdint>
 #include <filesystem>
+#include <iterator>
 #include <set>
 
 namespace atrex::rt {
@@ -203,20 +205,18 @@ std::string checkResult(const Json &r) {
   for (const char *k : {"unit", "submission", "problem", "status", "stage", "verdict"})
     if (!r.has(k))
       return std::string("missing key '") + k + "'";
-  static const std::set<std::string> statuses = {"pass", "fail", "error"};
+  static const std::set<std::string> statuses(std::begin(protocol::kStatuses), std::end(protocol::kStatuses));
   if (!statuses.count(r.getString("status", "")))
     return "status must be pass, fail or error";
-  static const std::set<std::string> stages = {"compile", "correctness", "performance",
-                                               "attribution", "done", "setup"};
+  static const std::set<std::string> stages(std::begin(protocol::kStages), std::end(protocol::kStages));
   if (!stages.count(r.getString("stage", "")))
     return "unknown stage '" + r.getString("stage", "") + "'";
-  static const std::set<std::string> verdicts = {"adopted", "fallback", "no-kernel", "suspicious",
-                                                 "unknown"};
+  static const std::set<std::string> verdicts(std::begin(protocol::kVerdicts), std::end(protocol::kVerdicts));
   if (!verdicts.count(r.getString("verdict", "")))
     return "unknown verdict '" + r.getString("verdict", "") + "'";
-  if (r.getString("status", "") != "pass" && r.getString("reason", "").empty())
+  if (r.getString("status", "") != protocol::kPass && r.getString("reason", "").empty())
     return "a failed result needs a 'reason'";
-  if (r.getString("status", "") == "pass") {
+  if (r.getString("status", "") == protocol::kPass) {
     const Json *perf = r.get("performance");
     if (!perf || !perf->has("median_us"))
       return "a passing result needs performance.median_us";
