@@ -161,7 +161,7 @@ static void scoreProblem(ProblemScore &PS, const SubmissionSet &Set) {
     return Zero("no-timing", "no performance.median_us");
   if (!verdictCounts(R.Verdict, Set.Baseline))
     return Zero("verdict", "dynamic verdict " + R.Verdict);
-  PS.S = std::min(1.0, Roof.TRooflineS / *PS.TMeasuredS);
+  PS.S = speedScore(Roof.TRooflineS, *PS.TMeasuredS);
 }
 
 static PartScore part(ArrayRef<const ProblemScore *> Ps) {

@@ -20,6 +20,7 @@
 #include "atrex/Score/Sealed.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -135,6 +136,12 @@ struct ScoreReport {
   std::vector<std::string> Warnings;
   std::vector<std::string> InputErrors; ///< malformed lines, kept going
 };
+
+/// S_i of a correct, passing, adopted measurement: min(1, T_roofline /
+/// T_measured) (docs/scoring.md); the reasons for a zero are computeScores'.
+inline double speedScore(double TRooflineS, double TMeasuredS) {
+  return TMeasuredS > 0 ? std::min(1.0, TRooflineS / TMeasuredS) : 0.0;
+}
 
 /// Median of \p V (mean of the middle two for an even count; 0 when empty).
 double median(std::vector<double> V);

@@ -1,0 +1,102 @@
+//===- Loop.h - the measure-revise loop -------------------------*- C++ -*-===//
+//
+// Part of atrex. `atrex agent run`: iteration 0 evaluates the starting
+// submission, every later iteration builds a context from the best accepted
+// kernel (revert-to-best) and the history since the last dropout, asks the
+// backend for a candidate, evaluates it (Evaluate.h) and accepts it only if
+// the gate passed, both verdicts are `adopted` and S_i beats the best's.
+// After k iterations without improvement (or m failures of one kind in a
+// row) the history is masked: optimization dropout. Every event goes to the
+// audit trail (Trail.h). See docs/agent.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATREX_AGENT_LOOP_H
+#define ATREX_AGENT_LOOP_H
+
+#include "atrex/Agent/Backend.h"
+#include "atrex/Agent/Evaluate.h"
+#include "atrex/Agent/Problem.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace atrex::agent {
+
+struct LoopOptions {
+  unsigned Iterations = 5;  ///< candidate iterations in all (resume included)
+  double WallSeconds = 0;   ///< of this invocation; 0: no limit
+  unsigned DropoutAfter = 3; ///< k: iterations without improvement; 0: off
+  /// m: the last m iterations without improvement failed the same way;
+  /// 0: off.
+  unsigned DropoutSameKind = 0;
+  /// An accepted S_i must exceed best * (1 + MinImprovement).
+  double MinImprovement = 0;
+  bool Measured = true; ///< false under --no-gate
+};
+
+/// What one iteration came to.
+struct Outcome {
+  bool Accepted = false;
+  std::string Kind;      ///< failure kind of a rejection
+  std::string Diagnosis; ///< one line
+};
+
+/// Why a dropout is due.
+struct DropoutDue {
+  std::string Trigger; ///< "stale" or "same-kind"
+  unsigned Stale = 0;
+  std::vector<std::string> Kinds;
+};
+
+/// The loop's memory: the best kernel, the history since the last dropout
+/// and the counters. Pure (no files): the loop, --resume's replay of the
+/// trail and the unit tests drive it the same way.
+class LoopState {
+public:
+  Kernel Best;
+  bool HaveAccepted = false;
+  std::vector<HistoryEntry> History;  ///< since the last dropout
+  std::vector<std::string> StaleKinds; ///< kinds since the last improvement
+  std::string DropoutNote;
+  unsigned Dropouts = 0;
+  unsigned LastIteration = 0; ///< last completed iteration
+  bool Started = false;       ///< iteration 0 is complete
+
+  /// The accept rule, without changing the state.
+  Outcome decide(const Evaluation &E, const LoopOptions &O) const;
+  /// Records an iteration's evaluated candidate as decided.
+  void recordEvaluated(unsigned Iteration, const Kernel &K,
+                       const Evaluation &E, const Outcome &Out);
+  /// Records an iteration whose backend gave no candidate.
+  void recordBackendFailure(unsigned Iteration, const std::string &Why);
+  /// Whether a dropout is due now.
+  std::optional<DropoutDue> dropoutDue(const LoopOptions &O) const;
+  /// Masks the history: only the best kernel and a note remain; the
+  /// counters restart. Returns the masked iterations.
+  std::vector<unsigned> dropout(unsigned AfterIteration,
+                                const DropoutDue &Why);
+};
+
+struct RunOptions {
+  std::string RunDir;
+  std::string StartFile; ///< the starting submission (not needed to resume)
+  bool Resume = false;
+  std::string BackendName; ///< "command"
+  std::string Command;     ///< the command backend's command
+  LoopOptions Loop;
+  EvalOptions Eval;
+};
+
+/// Runs (or resumes) the loop on \p P (ignored when resuming: the trail's
+/// problem is used). Progress lines go to \p Log.
+llvm::Error runLoop(const Problem &P, Backend &B, const RunOptions &O,
+                    llvm::raw_ostream &Log);
+
+} // namespace atrex::agent
+
+#endif // ATREX_AGENT_LOOP_H

@@ -1,0 +1,62 @@
+//===- Problem.h - the problem an agent run optimises -----------*- C++ -*-===//
+//
+// Part of atrex. One problem of a suite (operator + shape, docs/suite.md)
+// with what the loop needs of it: the entry point submissions implement (its
+// C++ signature from the suite's entry-point snapshot), the entry shape the
+// gate is given, and T_roofline and the impossibility floor on one GPU of the
+// suite's hardware table (docs/roofline.md). See docs/agent.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATREX_AGENT_PROBLEM_H
+#define ATREX_AGENT_PROBLEM_H
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace atrex::agent {
+
+struct Problem {
+  std::string Suite;    ///< the suite's name
+  std::string Id;       ///< the suite's problem id (p0009)
+  std::string Operator; ///< rms_norm
+  std::string Phase;    ///< prefill, decode
+  std::map<std::string, int64_t> Shape; ///< entry shape (the gate's keys)
+  std::string Signature; ///< the entry point's C++ signature
+  std::string Summary;   ///< the entry's one-line summary
+  std::string KeyDoc;    ///< what the shape keys mean
+  std::string Gpu;       ///< hardware-table name (H200)
+  double TRooflineS = 0; ///< score ceiling (measured, else datasheet)
+  std::string Ceiling;   ///< "measured" or "datasheet"
+  std::string Regime;    ///< "memory" or "compute"
+  double FloorS = 0;     ///< impossibility floor (datasheet, floor facts)
+};
+
+/// Which problem: a suite id, or an operator with its entry shape
+/// ("T=1,H=4096", matched against the suite's problems).
+struct ProblemQuery {
+  std::string SuitePath;
+  std::string Id;
+  std::string Operator;
+  std::string Shape;
+  std::string Gpu = "H200";
+};
+
+/// Reads the suite, its operator definitions, entry-point snapshot and
+/// hardware table, and computes the problem's roofline. Errors name the
+/// suite file and the problem.
+llvm::Expected<Problem> loadProblem(const ProblemQuery &Q);
+
+llvm::json::Object toJSON(const Problem &P);
+llvm::Expected<Problem> problemFromJSON(const llvm::json::Object &O);
+
+/// "K=V,..." in key order.
+std::string shapeText(const std::map<std::string, int64_t> &Shape);
+
+} // namespace atrex::agent
+
+#endif // ATREX_AGENT_PROBLEM_H

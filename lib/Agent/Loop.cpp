@@ -1,0 +1,475 @@
+//===- Loop.cpp - the measure-revise loop ---------------------------------===//
+//
+// Part of atrex. See include/atrex/Agent/Loop.h and docs/agent.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "atrex/Agent/Loop.h"
+#include "atrex/Agent/Process.h"
+#include "atrex/Agent/Trail.h"
+#include "atrex/Suite/Suite.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+#include <chrono>
+
+using namespace llvm;
+
+namespace atrex::agent {
+
+//===----------------------------------------------------------------------===//
+// LoopState
+//===----------------------------------------------------------------------===//
+
+Outcome LoopState::decide(const Evaluation &E, const LoopOptions &O) const {
+  Outcome Out;
+  Out.Diagnosis = diagnosis(E);
+  if (!O.Measured || !E.Measured) {
+    Out.Kind = "unmeasured";
+    std::string Static = failureKind(E);
+    if (!Static.empty() && Static != "unmeasured")
+      Out.Kind = Static;
+    Out.Diagnosis += "; not accepted: not measured, S_i unknown";
+    return Out;
+  }
+  Out.Kind = failureKind(E);
+  if (!Out.Kind.empty()) {
+    Out.Diagnosis += "; rejected: " + Out.Kind;
+    return Out;
+  }
+  double S = E.S.value_or(0);
+  double Need = HaveAccepted ? Best.S * (1 + O.MinImprovement) : 0;
+  if (S > Need) {
+    Out.Accepted = true;
+    Out.Diagnosis +=
+        HaveAccepted
+            ? formatv("; accepted: S_i {0:F4} > best {1:F4} (iteration {2})",
+                      S, Best.S, Best.Iteration)
+                  .str()
+            : formatv("; accepted: S_i {0:F4}, the first adopted kernel", S)
+                  .str();
+    return Out;
+  }
+  Out.Kind = "slower";
+  Out.Diagnosis += formatv("; rejected: S_i {0:F4} does not beat best {1:F4}"
+                           " (iteration {2})",
+                           S, Best.S, Best.Iteration)
+                       .str();
+  return Out;
+}
+
+static HistoryEntry entryOf(unsigned Iteration, const std::string &Hash,
+                            const Evaluation *E, const Outcome &Out) {
+  HistoryEntry H;
+  H.Iteration = Iteration;
+  H.Hash = Hash;
+  H.Accepted = Out.Accepted;
+  H.Kind = Out.Kind;
+  H.Diagnosis = Out.Diagnosis;
+  if (E) {
+    H.S = E->S;
+    H.MedianUs = E->MedianUs;
+    H.LintVerdict = E->LintVerdict;
+    H.GateStatus = E->GateStatus;
+    H.GateVerdict = E->GateVerdict;
+  }
+  return H;
+}
+
+void LoopState::recordEvaluated(unsigned Iteration, const Kernel &K,
+                                const Evaluation &E, const Outcome &Out) {
+  History.push_back(entryOf(Iteration, K.Hash, &E, Out));
+  if (Iteration == 0 || Out.Accepted) {
+    // The starting submission is the kernel to revise until one is accepted.
+    if (Out.Accepted || !HaveAccepted) {
+      Best = K;
+      Best.Iteration = Iteration;
+      Best.Accepted = Out.Accepted;
+      Best.S = Out.Accepted ? E.S.value_or(0) : 0;
+      Best.MedianUs = E.MedianUs;
+      Best.LintVerdict = E.LintVerdict;
+      Best.GateStatus = E.GateStatus;
+      Best.GateVerdict = E.GateVerdict;
+    }
+    HaveAccepted |= Out.Accepted;
+  }
+  if (Out.Accepted)
+    StaleKinds.clear();
+  else if (Iteration > 0) // iteration 0 proposes nothing: never stale
+    StaleKinds.push_back(Out.Kind);
+  LastIteration = Iteration;
+  Started = true;
+}
+
+void LoopState::recordBackendFailure(unsigned Iteration,
+                                     const std::string &Why) {
+  Outcome Out;
+  Out.Kind = "backend";
+  Out.Diagnosis = "no candidate: " + Why;
+  History.push_back(entryOf(Iteration, "", nullptr, Out));
+  StaleKinds.push_back("backend");
+  LastIteration = Iteration;
+}
+
+std::optional<DropoutDue> LoopState::dropoutDue(const LoopOptions &O) const {
+  DropoutDue D;
+  D.Stale = StaleKinds.size();
+  if (O.DropoutAfter && StaleKinds.size() >= O.DropoutAfter) {
+    D.Trigger = "stale";
+    D.Kinds = StaleKinds;
+    return D;
+  }
+  if (O.DropoutSameKind && StaleKinds.size() >= O.DropoutSameKind) {
+    std::vector<std::string> Last(StaleKinds.end() - O.DropoutSameKind,
+                                  StaleKinds.end());
+    if (llvm::all_equal(Last)) {
+      D.Trigger = "same-kind";
+      D.Kinds = Last;
+      return D;
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<unsigned> LoopState::dropout(unsigned AfterIteration,
+                                         const DropoutDue &Why) {
+  std::vector<unsigned> Masked;
+  for (const HistoryEntry &H : History)
+    Masked.push_back(H.Iteration);
+  ++Dropouts;
+  std::string Range =
+      Masked.empty() ? "none"
+                     : formatv("{0}-{1}", Masked.front(), Masked.back()).str();
+  DropoutNote =
+      formatv("optimization dropout {0} after iteration {1}: {2} iterations "
+              "without improvement ({3}); the history of iterations {4} is "
+              "masked, continue from the best kernel (iteration {5})",
+              Dropouts, AfterIteration, Why.Stale, join(Why.Kinds, ", "),
+              Range, Best.Iteration)
+          .str();
+  History.clear();
+  StaleKinds.clear();
+  return Masked;
+}
+
+//===----------------------------------------------------------------------===//
+// The loop
+//===----------------------------------------------------------------------===//
+
+static std::string iso8601Now() {
+  auto Now = std::chrono::system_clock::now();
+  std::time_t T = std::chrono::system_clock::to_time_t(Now);
+  char Buf[32];
+  std::strftime(Buf, sizeof Buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&T));
+  return Buf;
+}
+
+static json::Value optNumber(const std::optional<double> &V) {
+  return V ? json::Value(*V) : json::Value(nullptr);
+}
+static json::Value optInt(const std::optional<int64_t> &V) {
+  return V ? json::Value(*V) : json::Value(nullptr);
+}
+
+/// Saves \p Source by content hash in <run>/candidates/.
+static Expected<Kernel> saveCandidate(StringRef RunDir, StringRef Source) {
+  Kernel K;
+  K.Source = Source.str();
+  K.Hash = suite::sha256Hex(Source);
+  SmallString<256> Dir(RunDir);
+  sys::path::append(Dir, "candidates");
+  if (std::error_code EC = sys::fs::create_directories(Dir))
+    return createStringError(EC, "cannot create '" + Dir + "': " +
+                                     EC.message());
+  SmallString<256> File(Dir);
+  sys::path::append(File, K.Hash + ".cu");
+  K.File = std::string(File);
+  if (!sys::fs::exists(File))
+    if (Error E = writeFile(File, Source))
+      return std::move(E);
+  return K;
+}
+
+static json::Object optionsJSON(const RunOptions &O) {
+  return json::Object{{"iterations", O.Loop.Iterations},
+                      {"wall_seconds", O.Loop.WallSeconds},
+                      {"dropout_after", O.Loop.DropoutAfter},
+                      {"dropout_same_kind", O.Loop.DropoutSameKind},
+                      {"min_improvement", O.Loop.MinImprovement},
+                      {"measured", O.Loop.Measured},
+                      {"gate_worker", O.Eval.GateWorker.empty()
+                                          ? json::Value(nullptr)
+                                          : json::Value(O.Eval.GateWorker)}};
+}
+
+namespace {
+struct Runner {
+  const RunOptions &O;
+  Backend &B;
+  raw_ostream &Log;
+  TrailWriter &Trail;
+  Problem Prob;
+  LoopState State;
+
+  std::string iterDir(unsigned I) const {
+    return formatv("{0}/iter-{1:D4}", O.RunDir, I).str();
+  }
+
+  Error evaluateAndDecide(unsigned I, const Kernel &K) {
+    auto E = evaluate(Prob, K.File, iterDir(I),
+                      formatv("agent/iter-{0}", I).str(), O.Eval);
+    if (!E)
+      return E.takeError();
+    json::Object Ev = toJSON(*E);
+    Ev["iteration"] = I;
+    Ev["hash"] = K.Hash;
+    if (Error Err = Trail.write("evaluation", std::move(Ev)))
+      return Err;
+    Outcome Out = State.decide(*E, O.Loop);
+    double PrevS = State.Best.S;
+    bool PrevAccepted = State.HaveAccepted;
+    unsigned PrevIter = State.Best.Iteration;
+    State.recordEvaluated(I, K, *E, Out);
+    Log << formatv("atrex-agent: iteration {0}: {1}\n", I, Out.Diagnosis);
+    if (Out.Accepted)
+      return Trail.write(
+          "accept",
+          json::Object{{"iteration", I},
+                       {"hash", K.Hash},
+                       {"s", optNumber(E->S)},
+                       {"median_us", optNumber(E->MedianUs)},
+                       {"previous_best_s",
+                        PrevAccepted ? json::Value(PrevS) : json::Value(nullptr)},
+                       {"previous_best_iteration",
+                        PrevAccepted ? json::Value(PrevIter)
+                                     : json::Value(nullptr)},
+                       {"diagnosis", Out.Diagnosis}});
+    return Trail.write(
+        "reject",
+        json::Object{{"iteration", I},
+                     {"hash", K.Hash},
+                     {"kind", Out.Kind},
+                     {"s", optNumber(E->S)},
+                     {"s_time", optNumber(E->STime)},
+                     {"median_us", optNumber(E->MedianUs)},
+                     {"best_s", State.HaveAccepted ? json::Value(State.Best.S)
+                                                   : json::Value(nullptr)},
+                     {"best_iteration", State.Best.Iteration},
+                     {"diagnosis", Out.Diagnosis}});
+  }
+
+  Error startIteration() {
+    auto Start = readFile(O.StartFile);
+    if (!Start)
+      return Start.takeError();
+    auto K = saveCandidate(O.RunDir, *Start);
+    if (!K)
+      return K.takeError();
+    if (Error E = Trail.write("candidate",
+                              json::Object{{"iteration", 0},
+                                           {"backend", "start"},
+                                           {"command", nullptr},
+                                           {"source_path", O.StartFile},
+                                           {"hash", K->Hash},
+                                           {"file", K->File},
+                                           {"error", nullptr}}))
+      return E;
+    return evaluateAndDecide(0, *K);
+  }
+
+  Error iteration(unsigned I) {
+    Context C;
+    C.Prob = Prob;
+    C.Iteration = I;
+    C.Best = State.Best;
+    C.History = State.History;
+    C.DropoutNote = State.DropoutNote;
+    C.Dropouts = State.Dropouts;
+    C.Measured = O.Loop.Measured;
+    C.Dir = iterDir(I);
+    C.ContextFile = C.Dir + "/context.json";
+    C.BestFile = C.Dir + "/best.cu";
+    C.CandidateFile = C.Dir + "/candidate.cu";
+    C.TokensFile = C.Dir + "/tokens.json";
+    if (std::error_code EC = sys::fs::create_directories(C.Dir))
+      return createStringError(EC, "cannot create '" + C.Dir + "': " +
+                                       EC.message());
+    if (Error E = writeFile(C.BestFile, C.Best.Source))
+      return E;
+    if (Error E = writeFile(
+            C.ContextFile,
+            formatv("{0:2}", json::Value(toJSON(C))).str() + "\n"))
+      return E;
+    auto Cand = B.propose(C);
+    if (!Cand)
+      return Cand.takeError();
+    json::Object Rec{{"iteration", I},
+                     {"backend", Cand->Backend},
+                     {"command", Cand->Command},
+                     {"exit_status", Cand->ExitStatus
+                                         ? json::Value(*Cand->ExitStatus)
+                                         : json::Value(nullptr)},
+                     {"wall_s", Cand->WallS},
+                     {"tokens_in", optInt(Cand->TokensIn)},
+                     {"tokens_out", optInt(Cand->TokensOut)},
+                     {"context", C.ContextFile}};
+    if (!Cand->TokensError.empty())
+      Rec["tokens_error"] = Cand->TokensError;
+    if (!Cand->Source) {
+      Rec["hash"] = nullptr;
+      Rec["file"] = nullptr;
+      Rec["error"] = Cand->Failure;
+      if (Error E = Trail.write("candidate", std::move(Rec)))
+        return E;
+      State.recordBackendFailure(I, Cand->Failure);
+      Log << formatv("atrex-agent: iteration {0}: no candidate: {1}\n", I,
+                     Cand->Failure);
+      return Trail.write("reject",
+                         json::Object{{"iteration", I},
+                                      {"hash", nullptr},
+                                      {"kind", "backend"},
+                                      {"s", nullptr},
+                                      {"best_s", State.HaveAccepted
+                                                     ? json::Value(State.Best.S)
+                                                     : json::Value(nullptr)},
+                                      {"best_iteration", State.Best.Iteration},
+                                      {"diagnosis", State.History.back().Diagnosis}});
+    }
+    auto K = saveCandidate(O.RunDir, *Cand->Source);
+    if (!K)
+      return K.takeError();
+    Rec["hash"] = K->Hash;
+    Rec["file"] = K->File;
+    Rec["error"] = nullptr;
+    if (Error E = Trail.write("candidate", std::move(Rec)))
+      return E;
+    return evaluateAndDecide(I, *K);
+  }
+
+  Error maybeDropout(unsigned I) {
+    auto Due = State.dropoutDue(O.Loop);
+    if (!Due)
+      return Error::success();
+    std::vector<unsigned> Masked = State.dropout(I, *Due);
+    json::Array M, Kinds;
+    for (unsigned X : Masked)
+      M.push_back(X);
+    for (const std::string &K : Due->Kinds)
+      Kinds.push_back(K);
+    Log << "atrex-agent: " << State.DropoutNote << "\n";
+    return Trail.write("dropout", json::Object{{"iteration", I},
+                                               {"trigger", Due->Trigger},
+                                               {"stale", Due->Stale},
+                                               {"kinds", std::move(Kinds)},
+                                               {"masked", std::move(M)},
+                                               {"best_iteration",
+                                                State.Best.Iteration},
+                                               {"note", State.DropoutNote}});
+  }
+};
+} // namespace
+
+Error runLoop(const Problem &P, Backend &B, const RunOptions &O,
+              raw_ostream &Log) {
+  auto Begin = std::chrono::steady_clock::now();
+  if (std::error_code EC = sys::fs::create_directories(O.RunDir))
+    return createStringError(EC, "cannot create '" + O.RunDir + "': " +
+                                     EC.message());
+  std::string TrailPath = O.RunDir + "/trail.jsonl";
+  Restored R;
+  R.Prob = P;
+  if (O.Resume) {
+    if (!sys::fs::exists(TrailPath))
+      return createStringError("--resume: no trail '" + TrailPath + "'");
+    auto Records = readTrail(TrailPath);
+    if (!Records)
+      return Records.takeError();
+    auto Rs = replayTrail(TrailPath, *Records, O.RunDir);
+    if (!Rs)
+      return Rs.takeError();
+    R = std::move(*Rs);
+  } else if (sys::fs::exists(TrailPath)) {
+    return createStringError("'" + TrailPath +
+                             "' exists: give --resume to continue it, or "
+                             "another run directory");
+  }
+  auto Trail = TrailWriter::open(TrailPath);
+  if (!Trail)
+    return Trail.takeError();
+  Runner Run{O, B, Log, *Trail, R.Prob, std::move(R.State)};
+  if (Error E = Trail->write(
+          "start",
+          json::Object{{"time", iso8601Now()},
+                       {"resumed", O.Resume},
+                       {"problem", toJSON(Run.Prob)},
+                       {"backend", B.name()},
+                       {"command", O.Command},
+                       {"start_file", O.StartFile.empty()
+                                          ? json::Value(nullptr)
+                                          : json::Value(O.StartFile)},
+                       {"run_dir", O.RunDir},
+                       {"options", optionsJSON(O)},
+                       {"restored",
+                        json::Object{{"last_iteration", Run.State.LastIteration},
+                                     {"best_iteration",
+                                      Run.State.HaveAccepted
+                                          ? json::Value(Run.State.Best.Iteration)
+                                          : json::Value(nullptr)},
+                                     {"best_s", Run.State.HaveAccepted
+                                                    ? json::Value(Run.State.Best.S)
+                                                    : json::Value(nullptr)},
+                                     {"stale", Run.State.StaleKinds.size()},
+                                     {"dropouts", Run.State.Dropouts}}}}))
+    return E;
+  if (!Run.State.Started) {
+    if (O.StartFile.empty())
+      return createStringError("no starting submission: give --start");
+    if (Error E = Run.startIteration())
+      return E;
+  }
+  std::string Reason = "iterations";
+  for (unsigned I = Run.State.LastIteration + 1; I <= O.Loop.Iterations; ++I) {
+    double Elapsed = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - Begin)
+                         .count();
+    if (O.Loop.WallSeconds > 0 && Elapsed >= O.Loop.WallSeconds) {
+      Reason = "wall-seconds";
+      break;
+    }
+    if (Error E = Run.iteration(I))
+      return E;
+    if (Error E = Run.maybeDropout(I))
+      return E;
+  }
+  const Kernel &Best = Run.State.Best;
+  json::Value BestJSON = nullptr;
+  if (Run.State.HaveAccepted)
+    BestJSON = json::Object{{"iteration", Best.Iteration},
+                            {"hash", Best.Hash},
+                            {"file", Best.File},
+                            {"s", Best.S},
+                            {"median_us", optNumber(Best.MedianUs)}};
+  double Wall = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                              Begin)
+                    .count();
+  if (Error E = Trail->write("end", json::Object{{"iteration",
+                                                   Run.State.LastIteration},
+                                                  {"reason", Reason},
+                                                  {"best", std::move(BestJSON)},
+                                                  {"dropouts", Run.State.Dropouts},
+                                                  {"wall_s", Wall}}))
+    return E;
+  if (Run.State.HaveAccepted)
+    Log << formatv("atrex-agent: best: iteration {0}, S_i {1:F4}, {2}\n",
+                   Best.Iteration, Best.S, Best.File);
+  else
+    Log << "atrex-agent: no candidate was accepted"
+        << (O.Loop.Measured ? "" : " (--no-gate: nothing is measured)")
+        << "\n";
+  return Error::success();
+}
+
+} // namespace atrex::agent

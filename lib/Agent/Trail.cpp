@@ -1,0 +1,336 @@
+//===- Trail.cpp - the audit trail: write, read, replay, report -----------===//
+//
+// Part of atrex. See include/atrex/Agent/Trail.h and docs/agent.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "atrex/Agent/Trail.h"
+#include "atrex/Agent/Process.h"
+#include "atrex/Support/JSON.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+#include <map>
+
+using namespace llvm;
+
+namespace atrex::agent {
+
+static const StringSet<> &events() {
+  static const StringSet<> E = {"start",  "candidate", "evaluation", "accept",
+                                "reject", "dropout",   "end"};
+  return E;
+}
+
+Expected<std::vector<TrailRecord>> readTrail(StringRef Path) {
+  auto Text = readFile(Path);
+  if (!Text)
+    return Text.takeError();
+  std::vector<TrailRecord> Records;
+  SmallVector<StringRef> Lines;
+  StringRef(*Text).split(Lines, '\n');
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    StringRef L = Lines[I].trim();
+    if (L.empty())
+      continue;
+    std::string Where = formatv("{0}:{1}: ", Path, I + 1).str();
+    auto V = json::parse(L);
+    if (!V)
+      return createStringError(Where + "not JSON: " + toString(V.takeError()));
+    json::Object *O = V->getAsObject();
+    if (!O)
+      return createStringError(Where + "not a JSON object");
+    if (O->getString("schema") != TrailSchema)
+      return createStringError(Where + "not an " + TrailSchema + " record");
+    auto Event = O->getString("event");
+    if (!Event || !events().contains(*Event))
+      return createStringError(Where + "unknown event '" +
+                               (Event ? *Event : StringRef("")) + "'");
+    if (*Event != "start" && *Event != "end" && !getInteger(*O, "iteration"))
+      return createStringError(Where + "'" + *Event +
+                               "' record without an integer 'iteration'");
+    TrailRecord R;
+    R.Line = I + 1;
+    R.Event = Event->str();
+    R.Data = std::move(*O);
+    Records.push_back(std::move(R));
+  }
+  return Records;
+}
+
+Expected<Restored> replayTrail(StringRef Path, ArrayRef<TrailRecord> Records,
+                               StringRef RunDir) {
+  Restored Out;
+  bool HaveStart = false;
+  std::map<unsigned, Kernel> Candidates;
+  std::map<unsigned, std::string> CandidateErrors;
+  std::map<unsigned, Evaluation> Evaluations;
+  for (const TrailRecord &R : Records) {
+    std::string Where = formatv("{0}:{1}: ", Path, R.Line).str();
+    auto Fail = [&](const Twine &Why) {
+      return createStringError(Where + Why);
+    };
+    unsigned I = static_cast<unsigned>(getInteger(R.Data, "iteration").value_or(0));
+    if (R.Event == "start") {
+      const json::Object *P = R.Data.getObject("problem");
+      if (!P)
+        return Fail("start record without 'problem'");
+      auto Prob = problemFromJSON(*P);
+      if (!Prob)
+        return Fail(toString(Prob.takeError()));
+      Out.Prob = std::move(*Prob);
+      Out.Command = R.Data.getString("command").value_or("").str();
+      HaveStart = true;
+      continue;
+    }
+    if (!HaveStart)
+      return Fail("'" + R.Event + "' record before the first 'start'");
+    if (R.Event == "candidate") {
+      auto Hash = R.Data.getString("hash");
+      if (!Hash) {
+        Candidates.erase(I);
+        CandidateErrors[I] = R.Data.getString("error").value_or("").str();
+        continue;
+      }
+      SmallString<256> File(RunDir);
+      sys::path::append(File, "candidates", *Hash + ".cu");
+      auto Source = readFile(File);
+      if (!Source)
+        return Fail("candidate of iteration " + Twine(I) + ": " +
+                    toString(Source.takeError()));
+      Kernel K;
+      K.Source = std::move(*Source);
+      K.Hash = Hash->str();
+      K.File = std::string(File);
+      Candidates[I] = std::move(K);
+      CandidateErrors.erase(I);
+    } else if (R.Event == "evaluation") {
+      auto E = evaluationFromJSON(R.Data);
+      if (!E)
+        return Fail(toString(E.takeError()));
+      Evaluations[I] = std::move(*E);
+    } else if (R.Event == "accept" || R.Event == "reject") {
+      bool Accepted = R.Event == "accept";
+      Outcome O;
+      O.Accepted = Accepted;
+      O.Kind = R.Data.getString("kind").value_or("").str();
+      O.Diagnosis = R.Data.getString("diagnosis").value_or("").str();
+      if (!Accepted && O.Kind.empty())
+        return Fail("reject record without a 'kind'");
+      if (!Accepted && O.Kind == "backend") {
+        if (!CandidateErrors.count(I))
+          return Fail("backend rejection of iteration " + Twine(I) +
+                      " without its candidate record");
+        Out.State.recordBackendFailure(I, CandidateErrors[I]);
+        continue;
+      }
+      auto K = Candidates.find(I);
+      auto E = Evaluations.find(I);
+      if (K == Candidates.end() || E == Evaluations.end())
+        return Fail(R.Event + " of iteration " + Twine(I) +
+                    " without its candidate and evaluation records");
+      if (R.Data.getString("hash") != K->second.Hash)
+        return Fail(R.Event + " of iteration " + Twine(I) +
+                    ": hash differs from its candidate record's");
+      Out.State.recordEvaluated(I, K->second, E->second, O);
+    } else if (R.Event == "dropout") {
+      DropoutDue D;
+      D.Trigger = R.Data.getString("trigger").value_or("stale").str();
+      D.Stale = static_cast<unsigned>(getInteger(R.Data, "stale").value_or(0));
+      if (const json::Array *Kinds = R.Data.getArray("kinds"))
+        for (const json::Value &K : *Kinds)
+          if (auto S = K.getAsString())
+            D.Kinds.push_back(S->str());
+      Out.State.dropout(I, D);
+    }
+  }
+  if (!HaveStart)
+    return createStringError(Path + ": no 'start' record");
+  return Out;
+}
+
+Expected<TrailWriter> TrailWriter::open(StringRef Path) {
+  std::error_code EC;
+  auto OS = std::make_unique<raw_fd_ostream>(Path, EC, sys::fs::OF_Append);
+  if (EC)
+    return createStringError(EC, "cannot open '" + Path + "': " +
+                                     EC.message());
+  return TrailWriter(Path.str(), std::move(OS));
+}
+
+Error TrailWriter::write(StringRef Event, json::Object Data) {
+  Data["schema"] = TrailSchema;
+  Data["event"] = Event;
+  *OS << json::Value(std::move(Data)) << "\n";
+  OS->flush();
+  if (OS->has_error())
+    return createStringError(OS->error(), "cannot write '" + Path + "': " +
+                                              OS->error().message());
+  return Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Report
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct Row {
+  unsigned Iteration = 0;
+  std::string Hash, Lint = "-", Gate = "-", Verdict = "-", Kind;
+  std::optional<double> S, MedianUs;
+  bool Accepted = false;
+  std::optional<int64_t> TokensIn, TokensOut;
+  std::string Note; ///< a dropout line, instead of a row
+};
+} // namespace
+
+static std::string num(const std::optional<double> &V, const char *Fmt) {
+  return V ? formatv(Fmt, *V).str() : "-";
+}
+static std::string tokens(const Row &R) {
+  if (!R.TokensIn && !R.TokensOut)
+    return "-";
+  auto T = [](const std::optional<int64_t> &V) {
+    return V ? std::to_string(*V) : std::string("-");
+  };
+  return T(R.TokensIn) + "/" + T(R.TokensOut);
+}
+
+Error writeReport(StringRef Path, ArrayRef<TrailRecord> Records,
+                  StringRef Format, raw_ostream &OS) {
+  if (Format != "text" && Format != "md")
+    return createStringError("--format must be text or md");
+  std::optional<Problem> Prob;
+  std::vector<Row> Rows;
+  std::map<unsigned, Row> Open;
+  unsigned Starts = 0;
+  std::optional<Row> Best;
+  bool Measured = true;
+  for (const TrailRecord &R : Records) {
+    unsigned I = static_cast<unsigned>(getInteger(R.Data, "iteration").value_or(0));
+    if (R.Event == "start") {
+      ++Starts;
+      if (const json::Object *P = R.Data.getObject("problem")) {
+        auto PP = problemFromJSON(*P);
+        if (!PP)
+          return createStringError(formatv("{0}:{1}: {2}", Path, R.Line,
+                                           toString(PP.takeError()))
+                                       .str());
+        Prob = std::move(*PP);
+      }
+      if (const json::Object *O = R.Data.getObject("options"))
+        Measured = O->getBoolean("measured").value_or(true);
+      if (Starts > 1) {
+        Row N;
+        N.Note = formatv("resumed after iteration {0}",
+                         Rows.empty() ? 0 : Rows.back().Iteration)
+                     .str();
+        Rows.push_back(N);
+      }
+    } else if (R.Event == "candidate") {
+      Row &W = Open[I] = Row();
+      W.Iteration = I;
+      W.Hash = R.Data.getString("hash").value_or("").str();
+      if (auto T = getInteger(R.Data, "tokens_in"))
+        W.TokensIn = *T;
+      if (auto T = getInteger(R.Data, "tokens_out"))
+        W.TokensOut = *T;
+    } else if (R.Event == "evaluation") {
+      Row &W = Open[I];
+      W.Iteration = I;
+      if (const json::Object *L = R.Data.getObject("lint"))
+        W.Lint = L->getString("verdict").value_or("-").str();
+      if (const json::Object *G = R.Data.getObject("gate")) {
+        if (G->getBoolean("measured").value_or(false)) {
+          W.Gate = G->getString("status").value_or("-").str();
+          W.Verdict = G->getString("verdict").value_or("-").str();
+          if (auto M = G->getNumber("median_us"))
+            W.MedianUs = *M;
+        } else {
+          W.Gate = "not run";
+        }
+      }
+      if (auto S = R.Data.getNumber("s"))
+        W.S = *S;
+    } else if (R.Event == "accept" || R.Event == "reject") {
+      Row W = Open[I];
+      W.Iteration = I;
+      W.Accepted = R.Event == "accept";
+      W.Kind = R.Data.getString("kind").value_or("").str();
+      Open.erase(I);
+      if (W.Accepted)
+        Best = W;
+      Rows.push_back(W);
+    } else if (R.Event == "dropout") {
+      Row N;
+      N.Note = formatv("dropout after iteration {0} ({1}: {2} without "
+                       "improvement)",
+                       I, R.Data.getString("trigger").value_or("stale"),
+                       getInteger(R.Data, "stale").value_or(0))
+                   .str();
+      Rows.push_back(N);
+    }
+  }
+  if (!Prob)
+    return createStringError(Path + ": no 'start' record");
+  bool Md = Format == "md";
+  std::string Title =
+      formatv("atrex agent: {0} {1} ({2}) on {3}, T_roofline {4:F3} us ({5})",
+              Prob->Operator, Prob->Id, shapeText(Prob->Shape), Prob->Gpu,
+              Prob->TRooflineS * 1e6, Prob->Ceiling)
+          .str();
+  OS << (Md ? "## " : "") << Title << "\n\n";
+  if (!Measured)
+    OS << (Md ? "" : "") << "not measured (--no-gate): no S_i, nothing "
+       << "accepted\n\n";
+  const char *Head[] = {"iter", "S_i", "median_us", "lint", "gate",
+                        "verdict", "accepted", "kind", "tokens in/out"};
+  if (Md) {
+    OS << "|";
+    for (const char *H : Head)
+      OS << " " << H << " |";
+    OS << "\n|";
+    for (size_t I = 0; I < std::size(Head); ++I)
+      OS << "---|";
+    OS << "\n";
+  } else {
+    OS << formatv("{0,4} {1,8} {2,11} {3,-10} {4,-7} {5,-10} {6,-8} {7,-13} "
+                  "{8}\n",
+                  Head[0], Head[1], Head[2], Head[3], Head[4], Head[5],
+                  Head[6], Head[7], Head[8]);
+  }
+  for (const Row &R : Rows) {
+    if (!R.Note.empty()) {
+      if (Md)
+        OS << "| **" << R.Note << "** |||||||||\n";
+      else
+        OS << "  -- " << R.Note << " --\n";
+      continue;
+    }
+    std::string S = num(R.S, "{0:F4}"), M = num(R.MedianUs, "{0:F2}");
+    std::string Acc = R.Accepted ? "yes" : "no";
+    std::string Kind = R.Kind.empty() ? "-" : R.Kind;
+    if (Md)
+      OS << "| " << R.Iteration << " | " << S << " | " << M << " | " << R.Lint
+         << " | " << R.Gate << " | " << R.Verdict << " | " << Acc << " | "
+         << Kind << " | " << tokens(R) << " |\n";
+    else
+      OS << formatv("{0,4} {1,8} {2,11} {3,-10} {4,-7} {5,-10} {6,-8} {7,-13} "
+                    "{8}\n",
+                    R.Iteration, S, M, R.Lint, R.Gate, R.Verdict, Acc, Kind,
+                    tokens(R));
+  }
+  OS << "\n";
+  if (Best)
+    OS << formatv("best: iteration {0}, S_i {1}, median {2} us, {3}\n",
+                  Best->Iteration, num(Best->S, "{0:F4}"),
+                  num(Best->MedianUs, "{0:F2}"), Best->Hash);
+  else
+    OS << "best: none accepted\n";
+  return Error::success();
+}
+
+} // namespace atrex::agent
