@@ -94,3 +94,12 @@ for ref in (os.path.join(config.atrex_obj_root, "runtime", "bin", "atrex-ref"),
 fleet = os.path.join(config.atrex_obj_root, "runtime", "bin", "atrex-fleet")
 if os.path.exists(fleet):
     config.available_features.add("atrex-fleet")
+
+# atrex-gate (the runtime's) for the agent loop's tests (test/agent), run
+# with a scripted worker: this build tree's runtime/, or ATREX_GATE.
+for gate in (os.path.join(config.atrex_obj_root, "runtime", "bin", "atrex-gate"),
+             os.environ.get("ATREX_GATE", "")):
+    if gate and os.path.exists(gate):
+        config.available_features.add("atrex-gate")
+        config.substitutions.append(("%atrex_gate", gate))
+        break

@@ -206,7 +206,7 @@ Error writeReport(StringRef Path, ArrayRef<TrailRecord> Records,
   std::optional<Problem> Prob;
   std::vector<Row> Rows;
   std::map<unsigned, Row> Open;
-  unsigned Starts = 0;
+  unsigned Starts = 0, LastDone = 0;
   std::optional<Row> Best;
   bool Measured = true;
   for (const TrailRecord &R : Records) {
@@ -225,9 +225,7 @@ Error writeReport(StringRef Path, ArrayRef<TrailRecord> Records,
         Measured = O->getBoolean("measured").value_or(true);
       if (Starts > 1) {
         Row N;
-        N.Note = formatv("resumed after iteration {0}",
-                         Rows.empty() ? 0 : Rows.back().Iteration)
-                     .str();
+        N.Note = formatv("resumed after iteration {0}", LastDone).str();
         Rows.push_back(N);
       }
     } else if (R.Event == "candidate") {
@@ -259,6 +257,7 @@ Error writeReport(StringRef Path, ArrayRef<TrailRecord> Records,
       Row W = Open[I];
       W.Iteration = I;
       W.Accepted = R.Event == "accept";
+      LastDone = I;
       W.Kind = R.Data.getString("kind").value_or("").str();
       Open.erase(I);
       if (W.Accepted)

@@ -1,0 +1,2 @@
+#!/bin/sh
+echo fake-elf > sub.1.sm_90.cubin
