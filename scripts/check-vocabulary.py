@@ -2,8 +2,8 @@
 """Fails when a gate status or verdict is spelled as a string literal outside
 the one header that defines them (runtime/include/atrex-rt/Protocol.h).
 
-Scans the gate (runtime/lib, runtime/tools, runtime/include) and the scorer
-(lib/Score) for comparisons, assignments and returns of the literals
+Scans the gate (runtime/lib, runtime/tools, runtime/include), the scorer and the agent loop
+(lib/Score, lib/Agent, tools/atrex-agent) for comparisons, assignments and returns of the literals
 "pass", "fail", "error", "adopted", "fallback", "no-kernel", "suspicious",
 "unknown" (JSON keys such as set("error", ...) are field names, not values,
 and are not matched). Tests and docs are not scanned.
@@ -17,7 +17,7 @@ import sys
 
 WORDS = "pass|fail|error|adopted|fallback|no-kernel|suspicious|unknown"
 VALUE = re.compile(r'(?:[=!]=\s*|(?<![=!<>])=\s*|return\s+|\?\s*|:\s*)"(' + WORDS + r')"(?!\s*:)')
-DIRS = ["runtime/lib", "runtime/tools", "runtime/include", "lib/Score"]
+DIRS = ["runtime/lib", "runtime/tools", "runtime/include", "lib/Score", "lib/Agent", "include/atrex/Agent", "tools/atrex-agent"]
 DEFINER = os.path.join("runtime", "include", "atrex-rt", "Protocol.h")
 
 ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

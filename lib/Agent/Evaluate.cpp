@@ -5,12 +5,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "atrex/Agent/Evaluate.h"
+#include "atrex-rt/Protocol.h"
 #include "atrex/Agent/Process.h"
 #include "atrex/Score/Score.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+
+namespace protocol = atrex::rt::protocol;
 
 using namespace llvm;
 
@@ -57,7 +60,7 @@ Error parseGateResult(StringRef Line, Evaluation &E) {
   E.GateStatus = Status->str();
   E.GateStage = O->getString("stage").value_or("").str();
   E.GateReason = O->getString("reason").value_or("").str();
-  E.GateVerdict = O->getString("verdict").value_or("unknown").str();
+  E.GateVerdict = O->getString("verdict").value_or(protocol::kUnknown).str();
   if (const json::Object *Perf = O->getObject("performance"))
     if (auto M = Perf->getNumber("median_us"))
       E.MedianUs = *M;
@@ -94,10 +97,10 @@ Expected<Evaluation> evaluate(const Problem &P, StringRef SourceFile,
       Why += ": " + tail(*Err, 2, 300);
     else if (!Err)
       consumeError(Err.takeError());
-    E.LintVerdict = "error";
+    E.LintVerdict = protocol::kError;
     E.LintError = "atrex-lint: " + Why;
   } else if (Error Err = parseLintReport(*LintText, E)) {
-    E.LintVerdict = "error";
+    E.LintVerdict = protocol::kError;
     E.LintError = LintOut + ": " + toString(std::move(Err));
   }
 
@@ -158,17 +161,17 @@ Expected<Evaluation> evaluate(const Problem &P, StringRef SourceFile,
       Why += ": " + tail(*Err, 3, 400);
     else if (!Err)
       consumeError(Err.takeError());
-    E.GateStatus = "error";
-    E.GateVerdict = "unknown";
+    E.GateStatus = protocol::kError;
+    E.GateVerdict = protocol::kUnknown;
     E.GateError = "atrex-gate: " + Why;
   } else if (Error Err = parseGateResult(Line, E)) {
-    E.GateStatus = "error";
-    E.GateVerdict = "unknown";
+    E.GateStatus = protocol::kError;
+    E.GateVerdict = protocol::kUnknown;
     E.GateError = E.ResultsFile + ":1: " + toString(std::move(Err));
   }
-  if (E.GateStatus == "pass" && E.MedianUs && *E.MedianUs > 0) {
+  if (E.GateStatus == protocol::kPass && E.MedianUs && *E.MedianUs > 0) {
     E.STime = score::speedScore(P.TRooflineS, *E.MedianUs * 1e-6);
-    E.S = E.GateVerdict == "adopted" ? *E.STime : 0.0;
+    E.S = E.GateVerdict == protocol::kAdopted ? *E.STime : 0.0;
   } else {
     E.S = 0.0;
   }
@@ -176,25 +179,26 @@ Expected<Evaluation> evaluate(const Problem &P, StringRef SourceFile,
 }
 
 std::string failureKind(const Evaluation &E) {
-  if (!E.LintError.empty() || !E.GateError.empty() || E.GateStatus == "error")
-    return "error";
-  if (E.Measured && E.GateStatus != "pass") {
-    if (E.GateStage == "compile")
-      return "compile";
-    if (E.GateVerdict == "suspicious")
-      return "suspicious";
-    return E.GateStage == "correctness" ? "wrong-output" : "failed";
+  namespace kind = failure;
+  if (!E.LintError.empty() || !E.GateError.empty() || E.GateStatus == protocol::kError)
+    return kind::kError;
+  if (E.Measured && E.GateStatus != protocol::kPass) {
+    if (E.GateStage == protocol::kStageCompile)
+      return kind::kCompile;
+    if (E.GateVerdict == protocol::kSuspicious)
+      return kind::kSuspicious;
+    return E.GateStage == protocol::kStageCorrectness ? kind::kWrongOutput : kind::kFailed;
   }
-  if (!E.Measured && E.LintVerdict == "unknown" && !E.LintErrors.empty())
-    return "compile";
-  if (E.LintVerdict == "suspicious" || E.GateVerdict == "suspicious")
-    return "suspicious";
-  if (E.LintVerdict != "adopted" || (E.Measured && E.GateVerdict != "adopted"))
-    return "fallback";
+  if (!E.Measured && E.LintVerdict == protocol::kUnknown && !E.LintErrors.empty())
+    return kind::kCompile;
+  if (E.LintVerdict == protocol::kSuspicious || E.GateVerdict == protocol::kSuspicious)
+    return kind::kSuspicious;
+  if (E.LintVerdict != protocol::kAdopted || (E.Measured && E.GateVerdict != protocol::kAdopted))
+    return kind::kFallback;
   if (!E.Measured)
-    return "unmeasured";
+    return kind::kUnmeasured;
   if (!E.MedianUs)
-    return "failed";
+    return kind::kFailed;
   return "";
 }
 
@@ -210,7 +214,7 @@ std::string diagnosis(const Evaluation &E) {
   if (!E.GateError.empty())
     Gate += " (" + E.GateError + ")";
   else {
-    if (!E.GateStage.empty() && E.GateStatus != "pass")
+    if (!E.GateStage.empty() && E.GateStatus != protocol::kPass)
       Gate += " at " + E.GateStage;
     Gate += ", verdict " + E.GateVerdict;
     if (E.MedianUs)
@@ -276,7 +280,7 @@ Expected<Evaluation> evaluationFromJSON(const json::Object &O) {
     E.GateStatus = Status->str();
     E.GateStage = Gate->getString("stage").value_or("").str();
     E.GateReason = Gate->getString("reason").value_or("").str();
-    E.GateVerdict = Gate->getString("verdict").value_or("unknown").str();
+    E.GateVerdict = Gate->getString("verdict").value_or(protocol::kUnknown).str();
     E.GateError = Gate->getString("error").value_or("").str();
     E.PlanFile = Gate->getString("plan").value_or("").str();
     E.ResultsFile = Gate->getString("results").value_or("").str();

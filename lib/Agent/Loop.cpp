@@ -28,9 +28,9 @@ Outcome LoopState::decide(const Evaluation &E, const LoopOptions &O) const {
   Outcome Out;
   Out.Diagnosis = diagnosis(E);
   if (!O.Measured || !E.Measured) {
-    Out.Kind = "unmeasured";
+    Out.Kind = failure::kUnmeasured;
     std::string Static = failureKind(E);
-    if (!Static.empty() && Static != "unmeasured")
+    if (!Static.empty() && Static != failure::kUnmeasured)
       Out.Kind = Static;
     Out.Diagnosis += "; not accepted: not measured, S_i unknown";
     return Out;
@@ -53,7 +53,7 @@ Outcome LoopState::decide(const Evaluation &E, const LoopOptions &O) const {
                   .str();
     return Out;
   }
-  Out.Kind = "slower";
+  Out.Kind = failure::kSlower;
   Out.Diagnosis += formatv("; rejected: S_i {0:F4} does not beat best {1:F4}"
                            " (iteration {2})",
                            S, Best.S, Best.Iteration)
@@ -107,10 +107,10 @@ void LoopState::recordEvaluated(unsigned Iteration, const Kernel &K,
 void LoopState::recordBackendFailure(unsigned Iteration,
                                      const std::string &Why) {
   Outcome Out;
-  Out.Kind = "backend";
+  Out.Kind = failure::kBackend;
   Out.Diagnosis = "no candidate: " + Why;
   History.push_back(entryOf(Iteration, "", nullptr, Out));
-  StaleKinds.push_back("backend");
+  StaleKinds.push_back(failure::kBackend);
   LastIteration = Iteration;
 }
 
@@ -330,7 +330,7 @@ struct Runner {
       return Trail.write("reject",
                          json::Object{{"iteration", I},
                                       {"hash", nullptr},
-                                      {"kind", "backend"},
+                                      {"kind", failure::kBackend},
                                       {"s", nullptr},
                                       {"best_s", State.HaveAccepted
                                                      ? json::Value(State.Best.S)

@@ -120,7 +120,7 @@ Expected<Restored> replayTrail(StringRef Path, ArrayRef<TrailRecord> Records,
       O.Diagnosis = R.Data.getString("diagnosis").value_or("").str();
       if (!Accepted && O.Kind.empty())
         return Fail("reject record without a 'kind'");
-      if (!Accepted && O.Kind == "backend") {
+      if (!Accepted && O.Kind == failure::kBackend) {
         if (!CandidateErrors.count(I))
           return Fail("backend rejection of iteration " + Twine(I) +
                       " without its candidate record");

@@ -10,6 +10,7 @@
 #ifndef ATREX_AGENT_EVALUATE_H
 #define ATREX_AGENT_EVALUATE_H
 
+#include "atrex-rt/Protocol.h"
 #include "atrex/Agent/Problem.h"
 
 #include "llvm/Support/Error.h"
@@ -50,8 +51,9 @@ struct Evaluation {
 
   /// Passing and adopted by both verdicts: S_i counts.
   bool adopted() const {
-    return Measured && GateStatus == "pass" && LintVerdict == "adopted" &&
-           GateVerdict == "adopted";
+    return Measured && GateStatus == atrex::rt::protocol::kPass &&
+           LintVerdict == atrex::rt::protocol::kAdopted &&
+           GateVerdict == atrex::rt::protocol::kAdopted;
   }
 };
 
@@ -67,6 +69,20 @@ llvm::Expected<Evaluation> evaluate(const Problem &P,
 /// ("" when it is adopted): compile, wrong-output, fallback, error,
 /// unmeasured. "slower" and "backend" are the loop's.
 std::string failureKind(const Evaluation &E);
+
+/// The failure kinds (the trail's `failure_kind`, dropout's "same kind"),
+/// spelled once.
+namespace failure {
+inline constexpr const char *kError = atrex::rt::protocol::kError;
+inline constexpr const char *kCompile = "compile";
+inline constexpr const char *kSuspicious = atrex::rt::protocol::kSuspicious;
+inline constexpr const char *kWrongOutput = "wrong-output";
+inline constexpr const char *kFailed = "failed";
+inline constexpr const char *kFallback = atrex::rt::protocol::kFallback;
+inline constexpr const char *kUnmeasured = "unmeasured";
+inline constexpr const char *kSlower = "slower";
+inline constexpr const char *kBackend = "backend";
+} // namespace failure
 
 /// One line for the history: what the gate and the linter said.
 std::string diagnosis(const Evaluation &E);
