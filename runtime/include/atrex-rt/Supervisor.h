@@ -89,6 +89,10 @@ using ReportHook = std::function<Progress(pid_t child, const ChildResult &sofar)
 /// returns how many. Processes still in the group are left alone.
 int killEscaped(pid_t child);
 
+/// The contents of a /proc file, or "" when it cannot be read (no such
+/// process, or it ended while being read). Never throws.
+std::string readProcFile(const std::string &path);
+
 /// Kills the process group of every child runSupervised is running now, from
 /// any thread (async-signal-safe: for the parent's SIGTERM handler, so that a
 /// gate ended by a time limit or a job scheduler takes its workers with it).

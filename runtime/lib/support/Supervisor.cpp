@@ -48,13 +48,36 @@ const char *signalName(int sig) {
   }
 }
 
+} // namespace
+
+/// The contents of a /proc file, or "" when it cannot be read (the process
+/// ended meanwhile). Plain read(2): a process that exits while its /proc file
+/// is being read makes read fail with ESRCH, and libstdc++'s streams turn
+/// that into an exception (std::ios_base::failure from
+/// istreambuf_iterator), which aborted the gate mid-batch (2026-12-02c).
+std::string readProcFile(const std::string &path) {
+  std::string text;
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return text;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  return text;
+}
+
+namespace {
 int64_t readRssBytes(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("VmRSS:", 0) == 0)
-      return std::atoll(line.c_str() + 6) * 1024;
-  return 0;
+  std::string text = readProcFile("/proc/" + std::to_string(pid) + "/status");
+  size_t at = text.find("\nVmRSS:");
+  return at == std::string::npos ? 0 : std::atoll(text.c_str() + at + 7) * 1024;
 }
 
 void appendTail(std::string &buf, const char *data, size_t n, size_t limit) {
@@ -148,8 +171,7 @@ std::vector<std::pair<pid_t, pid_t>> childrenOfSelf() {
     long pid = std::strtol(e->d_name, &end, 10);
     if (*end || pid <= 0)
       continue;
-    std::ifstream stat(std::string("/proc/") + e->d_name + "/stat");
-    std::string text((std::istreambuf_iterator<char>(stat)), {});
+    std::string text = readProcFile(std::string("/proc/") + e->d_name + "/stat");
     size_t rp = text.rfind(')'); // the command may contain spaces and parentheses
     if (rp == std::string::npos)
       continue;
@@ -178,8 +200,7 @@ std::map<pid_t, ProcInfo> processTable() {
     long pid = std::strtol(e->d_name, &end, 10);
     if (*end || pid <= 0)
       continue;
-    std::ifstream stat(std::string("/proc/") + e->d_name + "/stat");
-    std::string text((std::istreambuf_iterator<char>(stat)), {});
+    std::string text = readProcFile(std::string("/proc/") + e->d_name + "/stat");
     size_t rp = text.rfind(')');
     if (rp == std::string::npos)
       continue;
@@ -277,8 +298,7 @@ int killEscaped(pid_t child) {
         continue;
       }
       for (int i = 0; i < 200; ++i) {
-        std::ifstream stat("/proc/" + std::to_string(p) + "/stat");
-        std::string text((std::istreambuf_iterator<char>(stat)), {});
+        std::string text = readProcFile("/proc/" + std::to_string(p) + "/stat");
         size_t rp = text.rfind(')');
         if (rp == std::string::npos || (rp + 2 < text.size() && text[rp + 2] == 'Z'))
           break;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace atrex::rt;
@@ -282,3 +283,24 @@ TEST(Supervisor, ReadOnlyViewKeepsOnlyWritablePathsWritable) {
   fs::remove_all(root);
 }
 
+
+// /proc files of processes that end while they are read: "" or their text,
+// never an exception. The gate aborted mid-batch with std::ios_base::failure
+// ("basic_filebuf::underflow error reading the file: No such process") when
+// a worker's process ended while its stat file was read through an ifstream
+// (AtrexGate.CrashOrHangMidBatchCostsOneUnit, 2026-12-02c).
+TEST(Supervisor, ProcFilesOfEndingProcessesReadWithoutThrowing) {
+  EXPECT_EQ(readProcFile("/proc/999999999/stat"), "");
+  EXPECT_NE(readProcFile("/proc/self/stat").find(')'), std::string::npos);
+  for (int i = 0; i < 200; ++i) {
+    pid_t p = fork();
+    ASSERT_GE(p, 0);
+    if (p == 0)
+      _exit(0);
+    std::string path = "/proc/" + std::to_string(p) + "/stat";
+    for (int k = 0; k < 20; ++k)
+      EXPECT_NO_THROW((void)readProcFile(path));
+    waitpid(p, nullptr, 0);
+    EXPECT_EQ(readProcFile(path), "");
+  }
+}
