@@ -608,9 +608,11 @@ int main(int argc, char **argv) {
           UnitMark m;
           m.endSeconds = sofar.wallSeconds;
           m.peakRssBytes = sofar.peakRssBytes;
+          // What the unit wrote first: the worker goes on to its next unit
+          // meanwhile, and killing escaped processes waits for them to end.
+          effects.push_back(filesWritten(priv, tmpBefore, privBefore, {cacheDir}));
           m.orphansKilled = killEscaped(child);
           marks.push_back(m);
-          effects.push_back(filesWritten(priv, tmpBefore, privBefore, {cacheDir}));
           pr.restartClock = true;
           if (rep.forged(pos) > 0 || m.orphansKilled > 0)
             pr.stop = true; // the unit fails: the next gets a fresh worker
@@ -635,7 +637,11 @@ int main(int argc, char **argv) {
       for (size_t k = 0; k < decided.size(); ++k) {
         UnitState &st = *items[next + k].st;
         bool last = k + 1 == decided.size();
-        Json se = k < effects.size() ? (last ? mergeFilesWritten(effects[k], tail) : effects[k]) : tail;
+        // The files written after the last unit end are that unit's only
+        // when the worker's end is (not after a unit that stopped the batch
+        // while later units, run again elsewhere, had already started).
+        bool ownsTail = last && decided[k].child.end != ChildResult::End::Continued;
+        Json se = k < effects.size() ? (ownsTail ? mergeFilesWritten(effects[k], tail) : effects[k]) : tail;
         st.sideEffects.set(runKind, se);
         st.workerWall += decided[k].child.wallSeconds;
         if (decided[k].haveReport)

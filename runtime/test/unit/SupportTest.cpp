@@ -590,6 +590,13 @@ TEST(GateRun, BatchReportAndDecisions) {
   EXPECT_EQ(d[1].child.end, ChildResult::End::Exited);
   EXPECT_DOUBLE_EQ(d[1].child.wallSeconds, 3.0);
   EXPECT_EQ(d[1].child.orphansKilled, 1);
+  // A unit that left processes behind stops the batch; a unit the worker
+  // finished before the stop reached it is not decided (it runs again in a
+  // fresh worker), and the worker's end belongs to neither (2026-12-02c).
+  d = decideBatch(all, exited, {UnitMark{2, 0, 1}, UnitMark{4, 0, 0}}, false);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].child.orphansKilled, 1);
+  EXPECT_EQ(d[0].child.end, ChildResult::End::Continued);
   // A unit that failed ends the worker: its exit is that unit's, the rest run again.
   BatchReport failedRep({1, 2, 3}, "");
   failedRep.feed("{\"status\":\"pass\",\"stage\":\"done\"}\n{\"status\":\"fail\",\"stage\":\"correctness\","
