@@ -980,6 +980,30 @@ void PythonModelBuilder::scanExtensionCalls(PyNode N) {
 void PythonModelBuilder::scanModule() {
   PyNode Root = T.root();
   scanImports(Root);
+  // Definitions made under a module-level condition or `try` (`if
+  // runtime_available(): import flydsl ... def f(...)`, `try: import triton
+  // ... except ImportError: ...`) are module-level definitions too: the
+  // first definition of a name (the branch that runs where the library is
+  // installed) is the one analysed, a later stand-in of the same name
+  // (`else: def f(*a): raise ...`) is not.
+  std::function<void(PyNode)> ScanConditional = [&](PyNode B) {
+    for (PyNode S : B.namedChildren()) {
+      if (S.is("block") || S.is("elif_clause") || S.is("else_clause") ||
+          S.is("except_clause") || S.is("finally_clause") ||
+          S.is("if_statement") || S.is("try_statement")) {
+        ScanConditional(S);
+        continue;
+      }
+      std::vector<PyNode> Decs;
+      PyNode D = unwrapDefinition(S, Decs);
+      if (D.is("function_definition") &&
+          !ModuleFuncs.count(D.field("name").text()))
+        addFunction(D, Decs, "");
+      else if (D.is("class_definition") &&
+               !Classes.count(D.field("name").text().str()))
+        scanClass(D);
+    }
+  };
   // Definitions and constants, in order.
   for (PyNode S : Root.namedChildren()) {
     std::vector<PyNode> Decs;
@@ -990,6 +1014,11 @@ void PythonModelBuilder::scanModule() {
     }
     if (D.is("class_definition")) {
       scanClass(D);
+      continue;
+    }
+    if ((S.is("if_statement") && !isMainCondition(S.field("condition"))) ||
+        S.is("try_statement")) {
+      ScanConditional(S);
       continue;
     }
     // `if __name__ == "__main__":` runs when the file is the program (never
