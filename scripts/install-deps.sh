@@ -62,6 +62,13 @@ fi
 # dependencies: only the headers are used.
 cutlass_need=""
 $PY -c 'import importlib.util,sys; sys.exit(0 if importlib.util.find_spec("cutlass_library") else 1)' 2>/dev/null || cutlass_need=nvidia-cutlass
+# TVM-FFI C++ headers (tvm/ffi/*.h and DLPack; atrex-lint finds them in
+# site-packages: tvm_ffi/include) for FlashInfer-style TVM-FFI bindings.
+# Pinned, without its Python dependencies: only the headers are used.
+TVM_FFI_VERSION=0.1.15.post2
+tvmffi_need=""
+[ "$($PY -c 'import importlib.metadata as m; print(m.version("apache-tvm-ffi"))' 2>/dev/null)" = "$TVM_FFI_VERSION" ] ||
+  tvmffi_need="apache-tvm-ffi==$TVM_FFI_VERSION"
 if [ ${#pip_need[@]} -gt 0 ]; then
   echo "atrex: installing PyPI packages: ${pip_need[*]}"
   pip_flags=(--quiet --disable-pip-version-check)
@@ -82,6 +89,14 @@ if [ -n "$cutlass_need" ]; then
     cut_flags+=(--break-system-packages)
   fi
   $PY -m pip install "${cut_flags[@]}" nvidia-cutlass
+fi
+if [ -n "$tvmffi_need" ]; then
+  echo "atrex: installing PyPI $tvmffi_need (headers only, --no-deps)"
+  tvm_flags=(--quiet --disable-pip-version-check --no-deps)
+  if $PY -c 'import os, sys, sysconfig; sys.exit(0 if os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")) and sys.prefix == sys.base_prefix else 1)'; then
+    tvm_flags+=(--break-system-packages)
+  fi
+  $PY -m pip install "${tvm_flags[@]}" "$tvmffi_need"
 fi
 
 # The tree-sitter Python grammar (generated parser.c + scanner.c, ABI 14) and

@@ -47,6 +47,8 @@ if os.path.exists(lint):
         config.available_features.add("hip")
     if "(not found)" not in facts.get("cutlass-include", "(not found)"):
         config.available_features.add("cutlass")
+    if "(not found)" not in facts.get("tvm-ffi-include", "(not found)"):
+        config.available_features.add("tvm-ffi")
     cuda = facts.get("cuda", "")
     if "(not found)" not in cuda and cuda:
         config.substitutions.append(("%cuda_path", cuda))

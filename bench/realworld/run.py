@@ -132,11 +132,19 @@ def materialise(repo: str, commit: str, cache: Path, mirrors: Path) -> Path:
 
 # ---------------------------------------------------------------- linting
 
+# atrex-lint asks `python3` for PyTorch's, CUTLASS's and TVM-FFI's headers; in a checkout that pins
+# another interpreter (a `.python-version` read by pyenv's shims) that would be a Python without
+# them. As the lit suite does, the interpreter running this script is the one asked, unless
+# ATREX_PYTHON is set.
+LINT_ENV = {**os.environ, "ATREX_PYTHON": os.environ.get("ATREX_PYTHON") or sys.executable}
+
+
 def lint(atrex: Path, checkout: Path, path: str, timeout: int) -> dict:
     cmd = [str(atrex), "--format=json", path]
     t0 = time.monotonic()
     try:
-        r = subprocess.run(cmd, cwd=checkout, capture_output=True, text=True, timeout=timeout)
+        r = subprocess.run(cmd, cwd=checkout, capture_output=True, text=True, timeout=timeout,
+                           env=LINT_ENV)
     except subprocess.TimeoutExpired:
         return {"got": "timeout", "rc": None, "seconds": round(time.monotonic() - t0, 1),
                 "reasons": [f"timed out after {timeout} s"], "findings": [], "errors": []}

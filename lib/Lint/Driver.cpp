@@ -106,6 +106,16 @@ static void findPython(Toolchain &TC) {
     if (exists(Inc + "/cutlass/cutlass.h"))
       TC.CutlassInclude = Inc;
   }
+  // TVM-FFI headers of PyPI apache-tvm-ffi (FlashInfer's and TVM's kernels'
+  // bindings: tvm/ffi/container/tensor.h), with the DLPack header they use.
+  for (size_t I = 1; I < Lines.size() && TC.TvmFfiIncludes.empty(); ++I) {
+    std::string Root = (Lines[I].trim() + "/tvm_ffi").str();
+    if (!exists(Root + "/include/tvm/ffi/c_api.h"))
+      continue;
+    TC.TvmFfiIncludes.push_back(Root + "/include");
+    if (exists(Root + "/3rdparty/dlpack/include/dlpack/dlpack.h"))
+      TC.TvmFfiIncludes.push_back(Root + "/3rdparty/dlpack/include");
+  }
   if (!TC.TorchIncludes.empty())
     return;
   for (size_t I = 1; I < Lines.size(); ++I) {
@@ -195,6 +205,13 @@ const Toolchain &atrex::lint::detectToolchain() {
     findPython(T);
     if (const char *V = getenv("ATREX_CUTLASS_INCLUDE"))
       T.CutlassInclude = V;
+    if (const char *V = getenv("ATREX_TVM_FFI_INCLUDE")) {
+      T.TvmFfiIncludes.clear();
+      SmallVector<StringRef, 4> Parts;
+      StringRef(V).split(Parts, ':', -1, false);
+      for (StringRef P : Parts)
+        T.TvmFfiIncludes.push_back(P.str());
+    }
     T.BuiltinHeaders = builtinHeaderDir();
     const char *Roots[] = {getenv("ROCM_PATH"), "/opt/rocm", "/usr"};
     for (const char *Root : Roots) {
@@ -466,6 +483,13 @@ static std::string missingHint(StringRef Msg) {
                  "nvidia-cutlass, or set ATREX_CUTLASS_INCLUDE"
                : "not in the CUTLASS headers at " + TC.CutlassInclude +
                      ": pass a newer CUTLASS after '--' as -isystem <dir>";
+  if (H.starts_with("tvm/ffi/") || H.starts_with("dlpack/"))
+    return TC.TvmFfiIncludes.empty()
+               ? "atrex-lint found no TVM-FFI headers: install PyPI "
+                 "apache-tvm-ffi, or set ATREX_TVM_FFI_INCLUDE"
+               : "not in the TVM-FFI headers at " + TC.TvmFfiIncludes[0] +
+                     ": pass a newer apache-tvm-ffi's include directory "
+                     "after '--' as -isystem <dir>";
   bool CudaHeader = H.starts_with("cuda_") || H == "cuda.h" ||
                     H.starts_with("cuda/") || H.starts_with("cub/") ||
                     H.starts_with("thrust/") || H.starts_with("cublas") ||
@@ -1150,13 +1174,34 @@ static void parseOne(StringRef File, const CompilationDatabase &DB,
       if (From.empty())
         From = File;
       bool Library = isLibraryHeader(Missing);
+      bool Found = false;
       for (const std::string &D : inferIncludeDirs(From, Missing)) {
+        Found = true;
         if (llvm::is_contained(Dirs, D) || llvm::is_contained(SystemDirs, D))
           continue;
         (Library ? SystemDirs : Dirs).push_back(D);
         Note(D, Missing, "not found on the include path");
         Added = true;
         break;
+      }
+      // TVM-FFI's headers (tvm/ffi/..., and the dlpack/dlpack.h they
+      // include) that the project does not ship: those of the installed
+      // apache-tvm-ffi, as its build would take them (`tvm_ffi.libinfo`).
+      if (!Found && (Missing.starts_with("tvm/ffi/") ||
+                     Missing.starts_with("dlpack/"))) {
+        const Toolchain &TC = detectToolchain();
+        for (const std::string &D : TC.TvmFfiIncludes) {
+          if (llvm::is_contained(SystemDirs, D))
+            continue;
+          SystemDirs.push_back(D);
+          bool Holds = sys::fs::exists(D + "/" + Missing.str());
+          Note(D, Holds ? Missing : StringRef("dlpack/dlpack.h"),
+               Holds ? "not found on the include path; the headers of the "
+                       "installed PyPI apache-tvm-ffi"
+                     : "what TVM-FFI's headers include; from the installed "
+                       "PyPI apache-tvm-ffi");
+          Added = true;
+        }
       }
     }
     if (!Added) {

@@ -157,6 +157,10 @@ int main(int argc, char **argv) {
            << (TC.HipInclude.empty() ? "(not found)" : TC.HipInclude)
            << "\ncutlass-include: "
            << (TC.CutlassInclude.empty() ? "(not found)" : TC.CutlassInclude)
+           << "\ntvm-ffi-include:";
+    for (const std::string &I : TC.TvmFfiIncludes)
+      outs() << " " << I;
+    outs() << (TC.TvmFfiIncludes.empty() ? " (not found)" : "")
            << "\nbuiltin-headers: "
            << (TC.BuiltinHeaders.empty() ? "(not written)" : TC.BuiltinHeaders)
            << "\npython-include: "

@@ -25,6 +25,12 @@ struct Toolchain {
   /// Directory holding cutlass/cutlass.h and cute/tensor.hpp (PyPI
   /// nvidia-cutlass, or $ATREX_CUTLASS_INCLUDE); empty when not found.
   std::string CutlassInclude;
+  /// Directories holding tvm/ffi/*.h and dlpack/dlpack.h (PyPI
+  /// apache-tvm-ffi: tvm_ffi/include, tvm_ffi/3rdparty/dlpack/include, or
+  /// $ATREX_TVM_FFI_INCLUDE, ':'-separated); empty when not found. Added
+  /// only to files that include a header they hold and that their project
+  /// does not ship (a note says so).
+  std::vector<std::string> TvmFfiIncludes;
   /// atrex-lint's own parsing headers (the HIP prelude, stand-ins for
   /// headers no package provides), written to the cache; empty if unwritable.
   std::string BuiltinHeaders;
