@@ -303,27 +303,264 @@ public:
     S.Type = VD->getType().getAsString(PP);
     S.Pos = pos(VD->getLocation());
     S.Device = VD->hasAttr<CUDADeviceAttr>();
-    StringRef T = S.Type;
-    QualType QT = VD->getType();
-    // Opaque handles (pointers to incomplete structs: cudaStream_t,
-    // cublasHandle_t) name library objects, not data that could be a cached
-    // output.
-    bool Handle = QT->isPointerType() &&
-                  QT->getPointeeType()->isIncompleteType() &&
-                  QT->getPointeeType()->isRecordType();
-    S.Risky = (QT->isPointerType() && !QT->isFunctionPointerType() &&
-               !Handle) ||
-              T.contains("Tensor") ||
-              T.contains("map<") || T.contains("set<") ||
-              T.contains("vector<") || T.contains("list<") ||
-              T.contains("deque<") || T.contains("optional<") ||
-              T.contains("intrusive_ptr<") || T.contains("shared_ptr<") ||
-              T.contains("unique_ptr<");
-    if (const auto *AT = Ctx.getAsArrayType(QT))
-      S.Risky |= AT->getElementType()->isPointerType() &&
-                 !AT->getElementType()->isFunctionPointerType();
+    Holds H = holds(VD->getType(), /*Top=*/true);
+    S.Risky = H != Holds::No;
+    S.TypeErased = H == Holds::Erased;
     return S;
   }
+
+  /// What state of a type can keep: results (tensors, data pointers,
+  /// numbers and plain values in containers), only long-lived objects (a
+  /// registry of layers, plans, handles), or whatever was stored in it (a
+  /// type-erased `shared_ptr<void>`: decided by its stores).
+  enum class Holds { No, Yes, Erased };
+
+  /// The old test by name, for types the structural test does not know
+  /// (a user template at the top, an unusual std type).
+  static bool riskyByName(StringRef T) {
+    return T.contains("Tensor") || T.contains("map<") || T.contains("set<") ||
+           T.contains("vector<") || T.contains("list<") ||
+           T.contains("deque<") || T.contains("optional<") ||
+           T.contains("intrusive_ptr<") || T.contains("shared_ptr<") ||
+           T.contains("unique_ptr<");
+  }
+
+  /// A class with behaviour (not trivially copyable: a constructor or
+  /// destructor that owns resources, virtual functions): a layer, a plan, an
+  /// engine; a trivially copyable struct (float4, __half, a POD) is a value.
+  static bool isObjectClass(const CXXRecordDecl *RD) {
+    return RD && RD->hasDefinition() && !RD->isTriviallyCopyable();
+  }
+
+  /// An object class with a tensor among its fields (or its bases' or
+  /// member objects', two levels deep) can keep the entry's outputs.
+  bool hasTensorField(const CXXRecordDecl *RD, unsigned Depth = 0) const {
+    if (!RD || !RD->hasDefinition() || Depth > 2)
+      return false;
+    for (const FieldDecl *F : RD->fields()) {
+      QualType FT = F->getType().getCanonicalType();
+      if (StringRef(FT.getAsString(PP)).contains("Tensor"))
+        return true;
+      if (hasTensorField(FT->getAsCXXRecordDecl(), Depth + 1))
+        return true;
+    }
+    for (const CXXBaseSpecifier &B : RD->bases())
+      if (hasTensorField(B.getType()->getAsCXXRecordDecl(), Depth + 1))
+        return true;
+    return false;
+  }
+
+  Holds holds(QualType T, bool Top, unsigned Depth = 0) const {
+    if (T.isNull() || Depth > 8)
+      return Holds::Yes;
+    T = T.getNonReferenceType().getCanonicalType();
+    if (T->isFunctionType() || T->isFunctionPointerType() ||
+        T->isMemberPointerType())
+      return Holds::No;
+    if (T->isArithmeticType() || T->isEnumeralType())
+      return Top ? Holds::No : Holds::Yes; // a scalar; numbers in a container
+    if (const auto *AT = Ctx.getAsArrayType(T)) {
+      QualType E = AT->getElementType();
+      return holds(E, Top && !E->isPointerType(), Depth + 1);
+    }
+    if (T->isPointerType()) {
+      QualType P = T->getPointeeType().getCanonicalType();
+      // Opaque handles (pointers to incomplete structs: cudaStream_t,
+      // cublasHandle_t) name library objects, not data that could be a
+      // cached output.
+      if (P->isRecordType() && P->isIncompleteType())
+        return Holds::No;
+      const CXXRecordDecl *RD = P->getAsCXXRecordDecl();
+      if (isObjectClass(RD) && holds(P, false, Depth + 1) == Holds::No)
+        return Holds::No; // a pointer to a layer, a plan
+      return Holds::Yes;  // a data pointer (float *, void *, __half *)
+    }
+    const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+    if (!RD)
+      return Top ? Holds::No : Holds::Yes;
+    std::string QName = RD->getQualifiedNameAsString();
+    StringRef Q = QName;
+    if (Q.contains("Tensor"))
+      return Holds::Yes;
+    const auto *CTS = dyn_cast<ClassTemplateSpecializationDecl>(RD);
+    auto Arg = [&](unsigned I) -> QualType {
+      if (!CTS || I >= CTS->getTemplateArgs().size() ||
+          CTS->getTemplateArgs()[I].getKind() != TemplateArgument::Type)
+        return QualType();
+      return CTS->getTemplateArgs()[I].getAsType();
+    };
+    StringRef N = RD->getName();
+    bool Std = RD->isInStdNamespace() || Q.starts_with("c10::");
+    if (CTS && Std) {
+      // What a smart pointer owns: void is whatever was stored.
+      auto Owned = [&](QualType E) {
+        if (E.isNull())
+          return Holds::Yes;
+        E = E.getCanonicalType();
+        if (E->isVoidType())
+          return Holds::Erased;
+        if (E->isArrayType())
+          return Holds::Yes; // unique_ptr<float[]>: a buffer
+        return holds(E, false, Depth + 1);
+      };
+      if (N == "map" || N == "unordered_map" || N == "multimap" ||
+          N == "unordered_multimap" || N == "flat_map")
+        return holds(Arg(1), false, Depth + 1); // what is kept per key
+      if (N == "shared_ptr" || N == "unique_ptr" || N == "weak_ptr" ||
+          N == "intrusive_ptr")
+        return Owned(Arg(0));
+      if (N == "vector" || N == "list" || N == "deque" || N == "set" ||
+          N == "unordered_set" || N == "multiset" ||
+          N == "unordered_multiset" || N == "forward_list" ||
+          N == "optional" || N == "array" || N == "queue" || N == "stack" ||
+          N == "priority_queue" || N == "valarray")
+        return holds(Arg(0), false, Depth + 1);
+      if (N == "pair" || N == "tuple" || N == "variant") {
+        Holds H = Holds::No;
+        for (const TemplateArgument &A : CTS->getTemplateArgs().asArray()) {
+          if (A.getKind() == TemplateArgument::Pack) {
+            for (const TemplateArgument &P : A.pack_elements())
+              if (P.getKind() == TemplateArgument::Type &&
+                  holds(P.getAsType(), false, Depth + 1) != Holds::No)
+                return Holds::Yes;
+            continue;
+          }
+          if (A.getKind() == TemplateArgument::Type &&
+              holds(A.getAsType(), false, Depth + 1) != Holds::No)
+            H = Holds::Yes;
+        }
+        return H;
+      }
+    }
+    if (Top || Std)
+      return riskyByName(T.getAsString(PP)) ? Holds::Yes : Holds::No;
+    // Kept in a container or owned by a pointer: a long-lived object
+    // (layer, plan, handle wrapper) unless it has tensors of its own; a
+    // plain value (a POD struct, float4) is data.
+    if (isObjectClass(RD))
+      return hasTensorField(RD) ? Holds::Yes : Holds::No;
+    return Holds::Yes;
+  }
+
+  /// The state variable an assignment's target names: `g`, `g[k]`,
+  /// `g.at(k)`; null for anything else.
+  static const VarDecl *storedVar(const Expr *E) {
+    for (unsigned Depth = 0; E && Depth < 4; ++Depth) {
+      E = E->IgnoreParenImpCasts();
+      if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+        return dyn_cast<VarDecl>(DRE->getDecl());
+      if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E)) {
+        if (OC->getOperator() != OO_Subscript || OC->getNumArgs() < 1)
+          return nullptr;
+        E = OC->getArg(0);
+        continue;
+      }
+      if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+        const CXXMethodDecl *MD = MC->getMethodDecl();
+        if (!MD || MD->getName() != "at")
+          return nullptr;
+        E = MC->getImplicitObjectArgument();
+        continue;
+      }
+      return nullptr;
+    }
+    return nullptr;
+  }
+
+  /// The type of what is stored, before the conversion to the holder's
+  /// type (`shared_ptr<void> = shared_ptr<Layer>`).
+  static QualType storedType(const Expr *E) {
+    for (unsigned Depth = 0; E && Depth < 6; ++Depth) {
+      E = E->IgnoreImplicit();
+      if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
+        if (CE->getNumArgs() >= 1 && !isa<CXXTemporaryObjectExpr>(CE)) {
+          E = CE->getArg(0);
+          continue;
+        }
+      if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(E)) {
+        E = FC->getSubExpr();
+        continue;
+      }
+      break;
+    }
+    return E ? E->getType() : QualType();
+  }
+
+  /// A store into type-erased state: what it stores decides whether the
+  /// state can keep results (resolveErasedState).
+  void noteStore(const VarDecl *VD, const Expr *Value) {
+    if (!VD || !VD->hasGlobalStorage() ||
+        holds(VD->getType(), true) != Holds::Erased)
+      return;
+    ErasedStore &St = ErasedStores[key(VD)];
+    QualType T = Value ? storedType(Value) : QualType();
+    if (!T.isNull() && holds(T, false) == Holds::No)
+      ++St.Objects;
+    else
+      ++St.Other;
+  }
+
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *E) {
+    if (E->isTypeDependent() || E->getOperator() != OO_Equal ||
+        E->getNumArgs() != 2)
+      return true;
+    noteStore(storedVar(E->getArg(0)), E->getArg(1));
+    return true;
+  }
+
+  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *E) {
+    const CXXMethodDecl *MD = E->getMethodDecl();
+    if (E->isTypeDependent() || !MD || !MD->getIdentifier())
+      return true;
+    StringRef N = MD->getName();
+    static const char *const Reads[] = {
+        "find",  "count", "contains", "at",   "begin", "end", "cbegin",
+        "cend",  "size",  "empty",    "erase", "clear", "get", "use_count",
+        "operator bool", "reserve", "rehash", "bucket_count", "load_factor"};
+    if (llvm::is_contained(Reads, N))
+      return true;
+    const VarDecl *VD = storedVar(E->getImplicitObjectArgument());
+    if (!VD)
+      return true;
+    // emplace(k, v), try_emplace(k, v), insert_or_assign(k, v),
+    // push_back(v): the value is the last argument; anything else that
+    // writes (insert({k, v}), reset(p), swap) is not judged by its type.
+    bool ByLast = N == "emplace" || N == "try_emplace" ||
+                  N == "insert_or_assign" || N == "push_back" ||
+                  N == "emplace_back";
+    noteStore(VD, ByLast && E->getNumArgs() ? E->getArg(E->getNumArgs() - 1)
+                                            : nullptr);
+    return true;
+  }
+
+public:
+  /// Type-erased state (`static std::unordered_map<int,
+  /// std::shared_ptr<void>> layers`) only ever given objects of classes
+  /// (`layers[id] = std::make_shared<Layer<T>>(...)`) is a registry of
+  /// long-lived objects, not a cache of outputs; with no store seen, or any
+  /// other store, it can cache outputs.
+  void resolveErasedState() {
+    auto Resolve = [&](StateVar &V) {
+      if (!V.TypeErased)
+        return;
+      auto It = ErasedStores.find(V.Key);
+      V.Risky = It == ErasedStores.end() || It->second.Objects == 0 ||
+                It->second.Other != 0;
+    };
+    for (auto &KV : M.Functions)
+      for (StateVar &V : KV.second.StaticLocals)
+        Resolve(V);
+    for (auto &KV : M.Globals)
+      Resolve(KV.second.State);
+  }
+
+private:
+  struct ErasedStore {
+    unsigned Objects = 0, Other = 0;
+  };
+  std::map<std::string, ErasedStore> ErasedStores;
+
+public:
 
   bool VisitVarDecl(VarDecl *VD) {
     if (!Cur.Node)
@@ -956,6 +1193,7 @@ public:
     }
     Builder B(Ctx, Pol, Out);
     B.TraverseDecl(Ctx.getTranslationUnitDecl());
+    B.resolveErasedState();
     B.checkMacros(Macros);
     // Every user global initialiser runs at load time.
     FunctionNode &Init = Out.Functions[staticInitKey()];

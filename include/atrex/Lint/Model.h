@@ -80,6 +80,9 @@ struct StateVar {
   std::string Type;
   SourcePos Pos;
   bool Risky = false; ///< holds tensors, containers or pointers
+  /// A type-erased holder (`shared_ptr<void>`, in a container or not):
+  /// Risky was decided by what the unit stores in it.
+  bool TypeErased = false;
   bool Device = false;
 };
 
