@@ -75,6 +75,7 @@ std::unique_ptr<LintCheck> createDeadLaunchCheck();
 std::unique_ptr<LintCheck> createRuntimeOverrideCheck();
 std::unique_ptr<LintCheck> createStaticStateCheck();
 std::unique_ptr<LintCheck> createSideStreamCheck();
+std::unique_ptr<LintCheck> createInputWriteCheck();
 std::unique_ptr<LintCheck> createIndirectCallCheck();
 std::unique_ptr<LintCheck> createReplayCheck();
 

@@ -80,6 +80,38 @@ private:
   const PythonFacts &Facts;
 };
 
+/// An entry that overwrites one of its inputs in place and returns
+/// something else: the harness computes the expected result from the inputs
+/// after the call, so it compares against what the submission wrote there.
+class PythonInputWriteCheck : public LintCheck {
+public:
+  explicit PythonInputWriteCheck(const PythonFacts &Facts) : Facts(Facts) {}
+  StringRef name() const override { return "atrex-evasion-input-write"; }
+  void run(CheckContext &Ctx) override {
+    for (const FunctionNode *F : Ctx.Entries) {
+      auto It = Facts.Functions.find(F->Key);
+      if (It == Facts.Functions.end())
+        continue;
+      for (const PythonFunctionFacts::InputWrite &W : It->second.InputWrites) {
+        Finding Fd;
+        Fd.Check = name().str();
+        Fd.Pos = W.Pos;
+        Fd.Symbol = W.Input;
+        Fd.CallPath = Ctx.pathTo(F);
+        Fd.Library = "input write";
+        Fd.Message = "input '" + W.Input + "' of the entry is overwritten "
+                     "in place " + W.How +
+                     " and the entry returns something else: the harness "
+                     "checks the result against its inputs after the call";
+        Ctx.report(std::move(Fd));
+      }
+    }
+  }
+
+private:
+  const PythonFacts &Facts;
+};
+
 } // namespace
 
 std::vector<std::unique_ptr<LintCheck>>
@@ -87,6 +119,7 @@ atrex::lint::createPythonChecks(const PythonFacts &Facts) {
   std::vector<std::unique_ptr<LintCheck>> V;
   V.push_back(std::make_unique<PythonStateCheck>(Facts));
   V.push_back(std::make_unique<PythonSideStreamCheck>(Facts));
+  V.push_back(std::make_unique<PythonInputWriteCheck>(Facts));
   return V;
 }
 

@@ -35,7 +35,16 @@ struct PythonFunctionFacts {
     SourcePos Pos;
     std::string Name;
   };
+  /// A harness input overwritten in place (`data[...] = ...`,
+  /// `x.copy_(...)`) by a function that returns something else.
+  struct InputWrite {
+    SourcePos Pos;
+    std::string Name;  ///< as written: `data`, `a`
+    std::string Input; ///< the input it is: `data`, `data[0]`
+    std::string How;   ///< as spelled: "('data[...] = ...')"
+  };
   std::vector<StateWrite> StateWrites;
+  std::vector<InputWrite> InputWrites;
   std::vector<StreamUse> StreamUses;
   /// The function joins streams back (`torch.cuda.synchronize()`,
   /// `wait_stream`, `wait_event`, `.synchronize()`).
@@ -62,7 +71,8 @@ struct PythonFacts {
 /// operator's compute. Unchanged with `inherit: none`.
 Policy pythonProgramPolicy(const Policy &PyP);
 
-/// atrex-evasion-static-state and atrex-evasion-side-stream for Python.
+/// atrex-evasion-static-state, atrex-evasion-side-stream and
+/// atrex-evasion-input-write for Python.
 std::vector<std::unique_ptr<LintCheck>>
 createPythonChecks(const PythonFacts &Facts);
 

@@ -408,7 +408,21 @@ private:
     /// Locals bound to what a compiler returned (`cute.compile(f, ...)`):
     /// a cache of them keeps compiled code, not outputs.
     std::set<std::string> CompiledLocals;
+    /// In a function a harness calls: the names that are its inputs, with
+    /// the input each is (`data`, `data[2]` for `a, b, c = data`).
+    std::map<std::string, std::string> InputOf;
+    struct InputWriteSite {
+      PyNode At;
+      std::string Name, Input, How;
+    };
+    std::vector<InputWriteSite> InputWrites;
+    std::set<std::string> ReturnedInputs; ///< inputs it returns
+    bool ReturnsValue = false; ///< a `return` with a value other than None
   };
+  /// The input \p V is (an input name, or a constant index of one), else "".
+  std::string inputOf(PyNode V, const FnState &St);
+  void bindInputs(PyNode Body, FnState &St);
+  void noteInputWrite(PyNode At, PyNode Obj, StringRef How, FnState &St);
   struct PyParam {
     std::string Name;
     bool Receiver = false; ///< `self`, `cls`, an autograd `ctx`
@@ -1781,6 +1795,18 @@ static std::string operatorName(StringRef Op) {
 
 void PythonModelBuilder::visitCall(PyNode Call, FnState &St) {
   PyNode Fn = Call.field("function");
+  // `x.copy_(...)`, `x.zero_()`, `x.fill_(v)`: an overwrite of x in place.
+  if (Fn.is("attribute") && !St.InputOf.empty()) {
+    static const char *const Overwrites[] = {
+        "copy_",        "zero_",      "fill_",    "masked_fill_",
+        "index_put_",   "index_copy_", "index_fill_", "scatter_",
+        "normal_",      "uniform_",   "random_"};
+    StringRef A = Fn.field("attribute").text();
+    if (llvm::is_contained(Overwrites, A) &&
+        resolve(Fn.field("object"), St).K == Ref::Tensor)
+      noteInputWrite(Call, Fn.field("object"),
+                     ("('" + Fn.text() + "(...)')").str(), St);
+  }
   // kernel[grid](...) launches a Triton kernel.
   if (Fn.is("subscript")) {
     Ref K = resolve(Fn.field("value"), St);
@@ -2097,6 +2123,8 @@ void PythonModelBuilder::visitAssign(PyNode N, FnState &St) {
                 V.is("false");
     addSite(St, L, SiteKind::Call,
             Fill ? "at::Tensor::fill_" : "at::Tensor::copy_");
+    noteInputWrite(L, L.field("value"),
+                   ("('" + L.text() + " = ...')").str(), St);
   }
   checkStateWrite(L, R, St, Augmented);
   if (!R)
@@ -2234,6 +2262,15 @@ void PythonModelBuilder::walk(PyNode N, FnState &St) {
       for (PyNode V : Vals) {
         Ref R = resolve(V, St);
         St.ReturnsTensor |= R.K == Ref::Tensor;
+        if (Ty == "return_statement" && !V.is("none")) {
+          St.ReturnsValue = true;
+          std::vector<PyNode> Parts = V.is("tuple") || V.is("list")
+                                          ? V.namedChildren()
+                                          : std::vector<PyNode>{V};
+          for (PyNode P : Parts)
+            if (std::string I = inputOf(P, St); !I.empty())
+              St.ReturnedInputs.insert(I);
+        }
         if (Ty == "return_statement" && Vals.size() == 1 &&
             St.Returns.K == Ref::None &&
             (R.K == Ref::TritonKernel || R.K == Ref::KernelHandle))
@@ -2449,6 +2486,102 @@ bool PythonModelBuilder::torchTensorAnnotation(StringRef Ty) {
   return Torch;
 }
 
+std::string PythonModelBuilder::inputOf(PyNode V, const FnState &St) {
+  if (!V)
+    return "";
+  if (V.is("parenthesized_expression") && V.numNamed() == 1)
+    return inputOf(V.named(0), St);
+  if (V.is("identifier")) {
+    auto It = St.InputOf.find(V.text().str());
+    return It == St.InputOf.end() ? "" : It->second;
+  }
+  if (V.is("subscript")) {
+    std::string Base = inputOf(V.field("value"), St);
+    PyNode Idx = V.field("subscript");
+    if (!Base.empty() && Idx && Idx.is("integer"))
+      return Base + "[" + Idx.text().str() + "]";
+  }
+  return "";
+}
+
+/// The locals that are a harness input or a constant element of one
+/// (`a, b, c = data`, `out = data[2]`), flow-insensitively: a name also
+/// bound to anything else (`x = x.contiguous()`) is none.
+void PythonModelBuilder::bindInputs(PyNode Body, FnState &St) {
+  std::map<std::string, std::string> Bound;
+  std::set<std::string> Other;
+  std::function<void(PyNode)> Scan = [&](PyNode N) {
+    if (!N || N.is("function_definition") || N.is("class_definition") ||
+        N.is("lambda"))
+      return;
+    if (N.is("assignment") || N.is("augmented_assignment")) {
+      PyNode L = N.field("left"), R = N.field("right");
+      auto Bind = [&](PyNode T, const std::string &I) {
+        if (!T.is("identifier"))
+          return;
+        std::string Name = T.text().str();
+        if (I.empty() || N.is("augmented_assignment") ||
+            (Bound.count(Name) && Bound[Name] != I))
+          Other.insert(Name);
+        else
+          Bound[Name] = I;
+      };
+      if (L && (L.is("pattern_list") || L.is("tuple_pattern") ||
+                L.is("list_pattern"))) {
+        std::string Whole = inputOf(R, St);
+        std::vector<PyNode> Ts = L.namedChildren();
+        std::vector<PyNode> Rs = R && (R.is("tuple") || R.is("expression_list"))
+                                     ? R.namedChildren()
+                                     : std::vector<PyNode>();
+        for (size_t I = 0; I < Ts.size(); ++I)
+          Bind(Ts[I], !Whole.empty() ? Whole + "[" + std::to_string(I) + "]"
+                      : I < Rs.size() ? inputOf(Rs[I], St)
+                                      : std::string());
+      } else if (L) {
+        Bind(L, inputOf(R, St));
+      }
+    } else if (N.is("for_statement") || N.is("with_item") ||
+               N.is("named_expression")) {
+      // Loop variables and `as` targets are bound to something else.
+      std::function<void(PyNode)> Kill = [&](PyNode T) {
+        if (T.is("identifier"))
+          Other.insert(T.text().str());
+        for (PyNode C : T.namedChildren())
+          Kill(C);
+      };
+      if (PyNode T = N.is("named_expression") ? N.field("name")
+                                              : N.field("left"))
+        Kill(T);
+      if (N.is("with_item"))
+        if (PyNode V = N.field("value"); V && V.is("as_pattern"))
+          if (PyNode A = V.field("alias"))
+            Kill(A);
+    }
+    for (PyNode C : N.namedChildren())
+      Scan(C);
+  };
+  // Twice, for names bound through another (`t = data; a, b = t`).
+  for (int Pass = 0; Pass < 2; ++Pass) {
+    Bound.clear();
+    Other.clear();
+    Scan(Body);
+    for (auto &KV : Bound)
+      if (!Other.count(KV.first) && !St.InputOf.count(KV.first))
+        St.InputOf[KV.first] = KV.second;
+  }
+  // A parameter rebound in the body is no longer the input everywhere.
+  for (const std::string &N : Other)
+    St.InputOf.erase(N);
+}
+
+void PythonModelBuilder::noteInputWrite(PyNode At, PyNode Obj, StringRef How,
+                                        FnState &St) {
+  std::string I = inputOf(Obj, St);
+  if (I.empty())
+    return;
+  St.InputWrites.push_back({At, Obj.text().str(), I, How.str()});
+}
+
 void PythonModelBuilder::walkFunction(PyFunc &F) {
   FunctionNode &Node = M.Functions[F.Key];
   Node.Key = F.Key;
@@ -2507,7 +2640,11 @@ void PythonModelBuilder::walkFunction(PyFunc &F) {
     else if (!P.NonTensor && !P.Foreign)
       V = Ref::of(Ref::MaybeTensor);
     St.Locals[P.Name] = V;
+    if (HarnessParams && !F.Script && !F.Main)
+      St.InputOf[P.Name] = P.Name;
   }
+  if (!St.InputOf.empty())
+    bindInputs(bodyOf(F), St);
   // Decorators of the function run with it: torch.compile, lru_cache.
   std::optional<PyNode> Memo;
   std::string MemoName;
@@ -2530,6 +2667,19 @@ void PythonModelBuilder::walkFunction(PyFunc &F) {
   } else {
     walk(bodyOf(F), St);
   }
+  // An input overwritten in place while the function returns something
+  // else: what the harness compares is computed from the inputs it passed,
+  // after the call. Returning the written input (GPU MODE's output buffer
+  // in `data`), or nothing (destination passing), is the in/out convention.
+  if (St.ReturnsValue)
+    for (const FnState::InputWriteSite &W : St.InputWrites) {
+      bool Returned = llvm::any_of(St.ReturnedInputs, [&](const std::string &R) {
+        return R == W.Input || StringRef(W.Input).starts_with(R + "[") ||
+               StringRef(R).starts_with(W.Input + "[");
+      });
+      if (!Returned)
+        St.PF->InputWrites.push_back({pos(W.At), W.Name, W.Input, W.How});
+    }
   // What it returns, for its callers (a kernel built here): once known, it
   // stays known (the passes only learn more).
   if (St.Returns.K != Ref::None &&
