@@ -815,15 +815,16 @@ class ExtraIncludesDatabase : public CompilationDatabase {
 public:
   ExtraIncludesDatabase(const CompilationDatabase &Base,
                         const std::vector<std::string> &Dirs,
-                        const std::vector<std::string> &SystemDirs)
-      : Base(Base), Dirs(Dirs), SystemDirs(SystemDirs) {}
+                        const std::vector<std::string> &SystemDirs,
+                        const std::vector<std::string> &Flags = {})
+      : Base(Base), Dirs(Dirs), SystemDirs(SystemDirs), Extra(Flags) {}
   std::vector<CompileCommand>
   getCompileCommands(StringRef File) const override {
     std::vector<CompileCommand> Out = Base.getCompileCommands(File);
     for (CompileCommand &C : Out) {
       auto At = C.CommandLine.empty() ? C.CommandLine.end()
                                       : C.CommandLine.end() - 1;
-      std::vector<std::string> Flags;
+      std::vector<std::string> Flags(Extra.begin(), Extra.end());
       for (const std::string &D : Dirs)
         Flags.push_back("-I" + D);
       C.CommandLine.insert(At, Flags.begin(), Flags.end());
@@ -839,8 +840,138 @@ public:
 
 private:
   const CompilationDatabase &Base;
-  const std::vector<std::string> &Dirs, &SystemDirs;
+  const std::vector<std::string> &Dirs, &SystemDirs, &Extra;
 };
+
+/// The preprocessor flags (-D, -U, -I, -std=) with which a build script
+/// beside \p File compiles it: a shell script or Makefile in the file's
+/// directory with a compiler command (nvcc, hipcc, clang++, g++, ...,
+/// $(NVCC), $(CXX)) that names the file, directly or through a variable the
+/// script sets (`SRC=nbody-orig.cu` ... `nvcc -DSHMOO -o $EXE $SRC`).
+/// \p Script is set to the script's name and \p Spelled to the flags as it
+/// spells them. Empty when none does.
+static std::vector<std::string> buildScriptFlags(StringRef File,
+                                                 std::string &Script,
+                                                 std::string &Spelled) {
+  SmallString<256> Abs(File);
+  sys::fs::make_absolute(Abs);
+  SmallString<256> Dir(Abs);
+  sys::path::remove_filename(Dir);
+  StringRef Base = sys::path::filename(Abs);
+  std::vector<std::string> Scripts;
+  std::error_code EC;
+  unsigned Seen = 0;
+  for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
+       It.increment(EC)) {
+    if (++Seen > 256)
+      break;
+    StringRef N = sys::path::filename(It->path());
+    if (N.ends_with(".sh") || N == "Makefile" || N == "makefile" ||
+        N == "GNUmakefile" || N.ends_with(".mk"))
+      Scripts.push_back(It->path());
+  }
+  llvm::sort(Scripts);
+  auto IsCompiler = [](StringRef Tok) {
+    StringRef B = sys::path::filename(Tok);
+    static const char *const Compilers[] = {
+        "nvcc", "hipcc", "clang", "clang++", "gcc", "g++", "c++", "cc",
+        "nvc++", "icpx", "amdclang++", "hipcc.pl"};
+    if (llvm::is_contained(Compilers, B))
+      return true;
+    // $(NVCC), ${CXX}, $HIPCC, $(CUDA_CC)
+    if (!Tok.consume_front("$"))
+      return false;
+    Tok = Tok.trim("(){}");
+    return Tok.contains("CC") || Tok.contains("CXX");
+  };
+  for (const std::string &S : Scripts) {
+    uint64_t Size = 0;
+    if (sys::fs::file_size(S, Size) || Size > (256u << 10))
+      continue;
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(S);
+    if (!Buf)
+      continue;
+    std::string Text = (*Buf)->getBuffer().str();
+    // Continuation lines are one command.
+    for (size_t At; (At = Text.find("\\\n")) != std::string::npos;)
+      Text.replace(At, 2, " ");
+    SmallVector<StringRef, 0> Lines;
+    StringRef(Text).split(Lines, '\n');
+    // Variables the script sets to a value naming the file.
+    std::set<std::string> Naming;
+    auto NamesFile = [&](StringRef Tok) {
+      Tok = Tok.trim("\"'");
+      return Tok == Base || Tok.ends_with(("/" + Base).str());
+    };
+    for (StringRef L : Lines) {
+      L = L.trim();
+      L.consume_front("export ");
+      size_t Eq = L.find('=');
+      if (Eq == StringRef::npos || Eq == 0)
+        continue;
+      StringRef Name = L.take_front(Eq).rtrim(" :+?");
+      if (Name.empty() || !llvm::all_of(Name, [](char C) {
+            return isAlnum(C) || C == '_';
+          }))
+        continue;
+      SmallVector<StringRef, 8> Toks;
+      L.drop_front(Eq + 1).split(Toks, ' ', -1, false);
+      if (llvm::any_of(Toks, NamesFile))
+        Naming.insert(Name.str());
+    }
+    for (StringRef L : Lines) {
+      L = L.trim();
+      if (L.starts_with("#"))
+        continue;
+      SmallVector<StringRef, 16> Toks;
+      L.split(Toks, ' ', -1, false);
+      bool Compiler = false, Names = false;
+      for (StringRef T : Toks) {
+        Compiler |= IsCompiler(T);
+        Names |= NamesFile(T);
+        StringRef V = T.trim("\"'");
+        if (V.consume_front("$"))
+          Names |= Naming.count(V.trim("(){}").str()) > 0;
+      }
+      if (!Compiler || !Names)
+        continue;
+      std::vector<std::string> Flags;
+      for (size_t I = 0; I < Toks.size(); ++I) {
+        StringRef T = Toks[I].trim("\"'");
+        bool Split = (T == "-D" || T == "-U" || T == "-I") && I + 1 < Toks.size();
+        std::string Flag = Split ? (T + Toks[++I].trim("\"'")).str() : T.str();
+        StringRef F = Flag;
+        if (F.contains('$') || F.contains('`'))
+          continue;
+        bool Kept = (F.starts_with("-D") || F.starts_with("-U") ||
+                     F.starts_with("-I")) && F.size() > 2;
+        Kept |= F.starts_with("-std=");
+        if (Kept)
+          Spelled += (Spelled.empty() ? "" : " ") + Flag;
+        if ((F.starts_with("-D") || F.starts_with("-U")) && F.size() > 2) {
+          Flags.push_back(Flag);
+        } else if (F.starts_with("-I") && F.size() > 2) {
+          SmallString<256> D(F.drop_front(2));
+          if (!sys::path::is_absolute(D)) {
+            SmallString<256> J(Dir);
+            sys::path::append(J, D);
+            D = J;
+          }
+          sys::path::remove_dots(D, true);
+          Flags.push_back(("-I" + D).str());
+        } else if (F.starts_with("-std=")) {
+          Flags.push_back(Flag);
+        }
+      }
+      if (!Flags.empty()) {
+        Script = sys::path::filename(S).str();
+        return Flags;
+      }
+      Spelled.clear();
+    }
+  }
+  return {};
+}
 
 /// Third-party libraries that projects vend with their own copies: their
 /// headers are system headers (their code is the library's, matched by the
@@ -1156,10 +1287,17 @@ static void parseOne(StringRef File, const CompilationDatabase &DB,
         Note(Found.front(), M[1], "the file's project ships its own copy");
       }
   }
+  // A file that still does not compile is parsed once more with the flags
+  // a build script beside it compiles it with (buildScriptFlags), and that
+  // parse is kept when it has fewer errors.
+  std::vector<std::string> BuildFlags;
+  bool TriedBuild = false;
+  std::optional<Model> Without;
+  std::string WithoutText, BuildNote;
   for (unsigned Round = 0;; ++Round) {
     Model Try;
     std::string Text;
-    ExtraIncludesDatabase WithDirs(DB, Dirs, SystemDirs);
+    ExtraIncludesDatabase WithDirs(DB, Dirs, SystemDirs, BuildFlags);
     parseOnce(File, WithDirs, P, Color, Try, Text, Content);
     bool Added = false;
     for (const std::string &E : Try.Errors) {
@@ -1204,7 +1342,30 @@ static void parseOne(StringRef File, const CompilationDatabase &DB,
         }
       }
     }
+    if (!Added && !Try.Errors.empty() && !Content && !TriedBuild) {
+      TriedBuild = true;
+      std::string Script, Spelled;
+      BuildFlags = buildScriptFlags(File, Script, Spelled);
+      if (!BuildFlags.empty()) {
+        BuildNote = File.str() + ": note: atrex-lint took '" + Spelled +
+                    "' from the build script '" + Script +
+                    "' beside the file, which compiles it with them (it does "
+                    "not compile without them; pass -p or -- <flags> to set "
+                    "them) [atrex-build-flags]\n";
+        Without = std::move(Try);
+        WithoutText = std::move(Text);
+        continue;
+      }
+    }
     if (!Added) {
+      if (Without) {
+        if (Try.Errors.size() < Without->Errors.size())
+          Notes += BuildNote;
+        else {
+          Try = std::move(*Without);
+          Text = std::move(WithoutText);
+        }
+      }
       M = std::move(Try);
       Rendered += Notes + Text;
       if (!M.Errors.empty() && !Content) {

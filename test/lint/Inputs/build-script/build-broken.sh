@@ -1,0 +1,1 @@
+g++ -DUNRELATED -o still-broken still-broken.cu
