@@ -170,23 +170,6 @@ int64_t memcheckPaddingBytes(const std::string &tool) {
   return cached;
 }
 
-Json settingsJson(const PlanSettings &s) {
-  Json j = Json::object();
-  j.set("trials", s.trials);
-  j.set("warmup_ms", s.warmupMs);
-  j.set("min_reps", s.minReps);
-  j.set("max_reps", s.maxReps);
-  j.set("max_timed_s", s.maxTimedSeconds);
-  j.set("target_rel_err", s.targetRelErr);
-  j.set("graph_below_us", s.graphBelowUs);
-  j.set("recheck", s.recheck);
-  j.set("rotate_inputs", s.rotateInputs);
-  j.set("gpu", s.gpu);
-  j.set("gap_sleep_cycles", s.gapSleepCycles);
-  j.set("gpu_mb", s.gpuMb);
-  j.set("ghost_replay", s.ghostReplay);
-  return j;
-}
 } // namespace
 
 // `atrex-gate --check`: can this machine run the gate? The tools the compile
@@ -558,7 +541,7 @@ int main(int argc, char **argv) {
       for (const Cubin &c : cr.cubins)
         ownHashes.push(hashHex(c.hash));
       job.set("own_fnv1a64", ownHashes);
-      job.set("settings", settingsJson(plan.settings));
+      job.set("settings", workerSettingsJson(plan.settings));
       Json jobUnits = Json::array();
       std::vector<int64_t> indices;
       // The seeds and this worker's report key go on stdin (never argv or the environment).

@@ -96,6 +96,10 @@ struct Unit {
 // Parses and validates a plan; errors name the file and the offending entry.
 Plan loadPlan(const std::string &path);
 Plan parsePlan(const Json &j, const std::string &path);
+/// Every key a plan's "settings" may hold (one table in Plan.cpp).
+std::vector<std::string> settingKeys();
+/// The settings the worker reads from its job document ("settings").
+Json workerSettingsJson(const PlanSettings &s);
 std::vector<Unit> allUnits(const Plan &plan);
 // Units with index % count == shard (0 <= shard < count).
 std::vector<Unit> shardUnits(const Plan &plan, int shard, int count);

@@ -6,6 +6,9 @@
 #include <filesystem>
 #include <iterator>
 #include <set>
+#include <climits>
+#include <type_traits>
+#include <variant>
 
 namespace atrex::rt {
 namespace fs = std::filesystem;
@@ -16,6 +19,107 @@ namespace {
   throw std::runtime_error(path + ": " + where + (where.empty() ? "" : ": ") + msg);
 }
 } // namespace
+
+// ---- settings: one table -----------------------------------------------
+// Every key of a plan's "settings", its field, and whether the worker gets it
+// in the job document (workerSettingsJson): the key list the plan is checked
+// against, the typed parse and the worker's settings all come from here.
+// Cross-field checks and ranges follow in parsePlan; `seed` is parsed there.
+namespace {
+using Field = std::variant<std::monostate, std::string PlanSettings::*, double PlanSettings::*,
+                           int PlanSettings::*, int64_t PlanSettings::*, bool PlanSettings::*>;
+struct Setting {
+  const char *key;
+  Field field;
+  bool mib = false;    // a size in MiB in the plan, bytes in the field
+  bool worker = false; // sent to the worker in the job document
+};
+const Setting kSettings[] = {
+    {"arch", &PlanSettings::arch},
+    {"compile_s", &PlanSettings::compileSeconds},
+    {"problem_s", &PlanSettings::problemSeconds},
+    {"rss_mb", &PlanSettings::rssBytes, true},
+    {"file_mb", &PlanSettings::fileSizeBytes, true},
+    {"address_space_mb", &PlanSettings::addressSpaceBytes, true},
+    {"private_network", &PlanSettings::privateNetwork},
+    {"read_only_view", &PlanSettings::readOnlyView},
+    {"ghost_replay", &PlanSettings::ghostReplay, false, true},
+    {"trials", &PlanSettings::trials, false, true},
+    {"warmup_ms", &PlanSettings::warmupMs, false, true},
+    {"min_reps", &PlanSettings::minReps, false, true},
+    {"max_reps", &PlanSettings::maxReps, false, true},
+    {"max_timed_s", &PlanSettings::maxTimedSeconds, false, true},
+    {"target_rel_err", &PlanSettings::targetRelErr, false, true},
+    {"graph_below_us", &PlanSettings::graphBelowUs, false, true},
+    {"recheck", &PlanSettings::recheck, false, true},
+    {"rotate_inputs", &PlanSettings::rotateInputs, false, true},
+    {"seed", std::monostate{}},
+    {"gpu", &PlanSettings::gpu, false, true},
+    {"gap_sleep_cycles", &PlanSettings::gapSleepCycles, false, true},
+    {"clean_timing", &PlanSettings::cleanTiming},
+    {"clean_timing_tolerance", &PlanSettings::cleanTimingTolerance},
+    {"own_share_calls", &PlanSettings::ownShareCalls},
+    {"gpu_mb", &PlanSettings::gpuMb, false, true},
+    {"memcheck", &PlanSettings::memcheck},
+    {"memcheck_s", &PlanSettings::memcheckSeconds},
+    {"cache_dir", &PlanSettings::cacheDir},
+    {"hip_include", &PlanSettings::hipInclude},
+};
+
+// Reads every key present in `js` into `s` (absent keys keep their defaults).
+void readSettings(const Json &js, PlanSettings &s, const std::string &path) {
+  for (const Setting &d : kSettings) {
+    if (!js.has(d.key))
+      continue;
+    std::visit(
+        [&](auto field) {
+          using F = decltype(field);
+          if constexpr (std::is_same_v<F, std::string PlanSettings::*>)
+            s.*field = js.getString(d.key, s.*field);
+          else if constexpr (std::is_same_v<F, double PlanSettings::*>)
+            s.*field = js.getDouble(d.key, s.*field);
+          else if constexpr (std::is_same_v<F, int PlanSettings::*>)
+            s.*field = static_cast<int>(js.getInt(d.key, s.*field));
+          else if constexpr (std::is_same_v<F, bool PlanSettings::*>)
+            s.*field = js.getBool(d.key, s.*field);
+          else if constexpr (std::is_same_v<F, int64_t PlanSettings::*>) {
+            int64_t v = js.getInt(d.key, d.mib ? (s.*field >> 20) : s.*field);
+            if (d.mib) {
+              // Sizes in MiB, as bytes: 0 .. 2^43 - 1 MiB (the bytes fit in int64_t).
+              if (v < 0 || v > (INT64_MAX >> 20))
+                planError(path, std::string("settings.") + d.key,
+                          "expected a size in MiB from 0 to " + std::to_string(INT64_MAX >> 20));
+              v <<= 20;
+            }
+            s.*field = v;
+          }
+        },
+        d.field);
+  }
+}
+} // namespace
+
+std::vector<std::string> settingKeys() {
+  std::vector<std::string> keys;
+  for (const Setting &d : kSettings)
+    keys.push_back(d.key);
+  return keys;
+}
+
+Json workerSettingsJson(const PlanSettings &s) {
+  Json j = Json::object();
+  for (const Setting &d : kSettings) {
+    if (!d.worker)
+      continue;
+    std::visit(
+        [&](auto field) {
+          if constexpr (!std::is_same_v<decltype(field), std::monostate>)
+            j.set(d.key, s.*field);
+        },
+        d.field);
+  }
+  return j;
+}
 
 Plan parsePlan(const Json &j, const std::string &path) {
   Plan plan;
@@ -28,64 +132,23 @@ Plan parsePlan(const Json &j, const std::string &path) {
       planError(path, "schema", "expected '" + std::string(kPlanSchema) + "', got '" + schema + "'");
     PlanSettings &s = plan.settings;
     if (const Json *js = j.get("settings")) {
-      checkObjectKeys(*js,
-                      {"arch", "compile_s", "problem_s", "rss_mb", "file_mb", "address_space_mb",
-                       "private_network", "read_only_view", "ghost_replay", "trials", "warmup_ms", "min_reps", "max_reps",
-                       "max_timed_s", "target_rel_err", "graph_below_us", "recheck", "seed", "gpu", "rotate_inputs",
-                       "gap_sleep_cycles", "clean_timing", "clean_timing_tolerance", "own_share_calls", "gpu_mb", "memcheck", "memcheck_s",
-                       "cache_dir", "hip_include"},
-                      path, "settings");
-      s.arch = js->getString("arch", s.arch);
-      s.compileSeconds = js->getDouble("compile_s", s.compileSeconds);
-      s.problemSeconds = js->getDouble("problem_s", s.problemSeconds);
-      // Sizes in MiB, as bytes: 0 .. 2^43 - 1 MiB (the bytes fit in int64_t).
-      auto bytesOfMib = [&](const char *key, int64_t defBytes) {
-        int64_t mib = js->getInt(key, defBytes >> 20);
-        if (mib < 0 || mib > (INT64_MAX >> 20))
-          planError(path, std::string("settings.") + key,
-                    "expected a size in MiB from 0 to " + std::to_string(INT64_MAX >> 20));
-        return mib << 20;
-      };
-      s.rssBytes = bytesOfMib("rss_mb", s.rssBytes);
-      s.fileSizeBytes = bytesOfMib("file_mb", s.fileSizeBytes);
-      s.addressSpaceBytes = bytesOfMib("address_space_mb", 0);
-      s.privateNetwork = js->getBool("private_network", s.privateNetwork);
-      s.readOnlyView = js->getBool("read_only_view", s.readOnlyView);
-      s.ghostReplay = js->getBool("ghost_replay", s.ghostReplay);
-      s.trials = static_cast<int>(js->getInt("trials", s.trials));
+      checkObjectKeys(*js, settingKeys(), path, "settings");
+      readSettings(*js, s, path);
       if (s.trials < 3)
         planError(path, "settings.trials", "at least 3 correctness trials are required");
-      s.warmupMs = js->getDouble("warmup_ms", s.warmupMs);
-      s.minReps = static_cast<int>(js->getInt("min_reps", s.minReps));
-      s.maxReps = static_cast<int>(js->getInt("max_reps", s.maxReps));
       if (s.minReps < 3 || s.maxReps < s.minReps)
         planError(path, "settings", "need 3 <= min_reps <= max_reps");
-      s.maxTimedSeconds = js->getDouble("max_timed_s", s.maxTimedSeconds);
-      s.targetRelErr = js->getDouble("target_rel_err", s.targetRelErr);
-      s.graphBelowUs = js->getDouble("graph_below_us", s.graphBelowUs);
-      s.recheck = static_cast<int>(js->getInt("recheck", s.recheck));
-      s.rotateInputs = js->getBool("rotate_inputs", s.rotateInputs);
-      s.gapSleepCycles = js->getInt("gap_sleep_cycles", s.gapSleepCycles);
       if (s.gapSleepCycles < 0 || s.gapSleepCycles > 100000000)
         planError(path, "settings.gap_sleep_cycles", "expected 0..100000000 clock cycles");
-      s.cleanTiming = js->getBool("clean_timing", s.cleanTiming);
-      s.cleanTimingTolerance = js->getDouble("clean_timing_tolerance", s.cleanTimingTolerance);
       if (!(s.cleanTimingTolerance >= 0 && s.cleanTimingTolerance <= 1))
         planError(path, "settings.clean_timing_tolerance", "expected a fraction in [0, 1]");
-      s.ownShareCalls = static_cast<int>(js->getInt("own_share_calls", s.ownShareCalls));
       if (s.ownShareCalls < 0 || s.ownShareCalls > 1000)
         planError(path, "settings.own_share_calls", "expected 0..1000 calls");
-      s.gpuMb = js->getInt("gpu_mb", s.gpuMb);
       if (s.gpuMb < 0 || s.gpuMb > (1LL << 30))
         planError(path, "settings.gpu_mb", "expected 0 (no cap) or a size in MiB");
-      s.memcheck = js->getBool("memcheck", s.memcheck);
-      s.memcheckSeconds = js->getDouble("memcheck_s", s.memcheckSeconds);
       if (!(s.memcheckSeconds > 0))
         planError(path, "settings.memcheck_s", "expected a positive number of seconds");
-      s.gpu = js->getString("gpu", "");
-      s.cacheDir = js->getString("cache_dir", "");
       // HIP include directory (relative to the plan's directory); default: env/build.
-      s.hipInclude = js->getString("hip_include", "");
       if (!s.hipInclude.empty() && fs::path(s.hipInclude).is_relative())
         s.hipInclude = (fs::path(plan.dir) / s.hipInclude).lexically_normal().string();
       if (const Json *seed = js->get("seed")) {

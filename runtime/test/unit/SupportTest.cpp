@@ -969,3 +969,40 @@ TEST(GateRun, InjectedByEnvironment) {
   EXPECT_FALSE(injectedByEnvironment(other, "", ":"));
   fs::remove_all(d);
 }
+
+// The settings table (issue 16): every key parses, every key is documented in
+// docs/gate.md's plan example, unknown keys are refused, and the worker gets
+// the keys it reads.
+TEST(Plan, SettingsComeFromOneTable) {
+  std::ifstream doc(ATREX_RT_SOURCE_DIR "/../docs/gate.md");
+  std::string text((std::istreambuf_iterator<char>(doc)), {});
+  ASSERT_FALSE(text.empty());
+  for (const std::string &k : settingKeys())
+    EXPECT_NE(text.find("\"" + k + "\""), std::string::npos) << k << " is not documented in docs/gate.md";
+  Json plan = Json::parse(R"({"settings":{"trials":5,"rss_mb":2,"ghost_replay":false,"gpu":"H200",
+    "clean_timing_tolerance":0.2},"submissions":[{"source":"x.cu","operator":"rms_norm",
+    "problems":[{"shape":{"T":1,"H":8}}]}]})");
+  Plan p = parsePlan(plan, "p.json");
+  EXPECT_EQ(p.settings.trials, 5);
+  EXPECT_EQ(p.settings.rssBytes, 2LL << 20);
+  EXPECT_FALSE(p.settings.ghostReplay);
+  EXPECT_DOUBLE_EQ(p.settings.cleanTimingTolerance, 0.2);
+  Json w = workerSettingsJson(p.settings);
+  EXPECT_EQ(w.getInt("trials", 0), 5);
+  EXPECT_FALSE(w.getBool("ghost_replay", true));
+  EXPECT_EQ(w.getString("gpu", ""), "H200");
+  EXPECT_FALSE(w.has("rss_mb")); // the parent's limit, not the worker's
+  for (const char *k : {"trials", "warmup_ms", "min_reps", "max_reps", "max_timed_s", "target_rel_err",
+                        "graph_below_us", "recheck", "rotate_inputs", "gpu", "gap_sleep_cycles", "gpu_mb",
+                        "ghost_replay"})
+    EXPECT_TRUE(w.has(k)) << k;
+  Json bad = Json::parse(R"({"settings":{"trails":5},"submissions":[]})");
+  try {
+    parsePlan(bad, "p.json");
+    ADD_FAILURE() << "an unknown settings key was accepted";
+  } catch (const std::exception &e) {
+    EXPECT_NE(std::string(e.what()).find("trails"), std::string::npos) << e.what();
+  }
+  Json mib = Json::parse(R"({"settings":{"file_mb":-1},"submissions":[]})");
+  EXPECT_THROW(parsePlan(mib, "p.json"), std::exception);
+}
