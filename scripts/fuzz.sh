@@ -72,6 +72,7 @@ fi
 SECONDS_EACH=$2
 if [ "$1" = all ]; then sel=("${TARGETS[@]}"); else sel=("$1"); fi
 build || { echo "fuzz: build failed"; exit 1; }
+mkdir -p $BUILD/findings # the run's log lives there (a fresh build-fuzz/ has none)
 failed=0
 for t in "${sel[@]}"; do
   [ -x $BUILD/bin/fuzz-$t ] || { echo "fuzz-$t: not built"; failed=1; continue; }
