@@ -888,9 +888,12 @@ int workerMain(int argc, char **argv) {
 // integrity.ghost_replay either way.
 void ghostReplay(Worker &w, uint64_t seed) {
   Json g = Json::object();
-  auto record = [&]() {
+  // Into the report's integrity record; `suspicious` there too when given.
+  auto record = [&](const std::string &suspicious = "") {
     Json integrity = gReport.has("integrity") ? *gReport.get("integrity") : Json::object();
     integrity.set("ghost_replay", g);
+    if (!suspicious.empty())
+      integrity.set("suspicious", suspicious);
     gReport.set("integrity", integrity);
   };
   attr::Summary s = attr::summary();
@@ -953,10 +956,7 @@ void ghostReplay(Worker &w, uint64_t seed) {
                          " own kernel launch(es) suppressed the call still produced the reference output "
                          "(the output comes from elsewhere: host compute, a cache or a copy)";
     g.set("suspicious", reason);
-    Json integrity = gReport.has("integrity") ? *gReport.get("integrity") : Json::object();
-    integrity.set("ghost_replay", g);
-    integrity.set("suspicious", reason);
-    gReport.set("integrity", integrity);
+    record(reason);
     finish(protocol::kFail, protocol::kStageCorrectness, "integrity: " + reason);
   }
   record();

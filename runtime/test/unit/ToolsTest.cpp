@@ -63,6 +63,14 @@ const std::string kJobFields = "#!/bin/sh\n"
 std::string sharedCache() {
   return fs::path(::testing::TempDir() + "/atrex-tools-shared-cache").lexically_normal().string();
 }
+// A plan of one unit: the example silu_and_mul at T=2, D=8, with `settings`
+// (the inside of the settings object).
+void onePlan(const std::string &d, const std::string &settings) {
+  std::ofstream(d + "/plan.json") << R"({"settings":{)" + settings + R"(},"submissions":[{"source":")" +
+                                         std::string(ATREX_RT_SOURCE_DIR) +
+                                         R"(/../examples/gate/silu_and_mul_naive.cu","operator":"silu_and_mul",
+      "problems":[{"shape":{"T":2,"D":8}}]}]})";
+}
 } // namespace
 
 TEST(AtrexRef, GenerateAndCheck) {
@@ -499,10 +507,7 @@ echo "$key "'{"status":"pass","stage":"done","performance":{"median_us":100,"p10
 )SH";
   fakeCuobjdump(d);
   fs::permissions(d + "/worker.sh", fs::perms::owner_all);
-  std::ofstream(d + "/plan.json") << R"({"settings":{"clean_timing":false,"read_only_view":false},"submissions":[{"source":")" +
-                                         std::string(ATREX_RT_SOURCE_DIR) +
-                                         R"(/../examples/gate/silu_and_mul_naive.cu","operator":"silu_and_mul",
-      "problems":[{"shape":{"T":2,"D":8}}]}]})";
+  onePlan(d, R"("clean_timing":false,"read_only_view":false)");
   Out o = sh("FAKE_PIDFILE=" + d + "/pid ATREX_CUOBJDUMP=" + d + "/cuobjdump.sh " + kGate + " --quiet --plan " + d +
              "/plan.json --out " + d + "/r.jsonl --cache " + sharedCache() + " --worker " + d + "/worker.sh");
   EXPECT_EQ(o.status, 0) << o.text;
@@ -537,10 +542,7 @@ fi
 )SH";
   fakeCuobjdump(d);
   fs::permissions(d + "/worker.sh", fs::perms::owner_all);
-  std::ofstream(d + "/plan.json") << R"({"settings":{"clean_timing":false,"read_only_view":false},"submissions":[{"source":")" +
-                                         std::string(ATREX_RT_SOURCE_DIR) +
-                                         R"(/../examples/gate/silu_and_mul_naive.cu","operator":"silu_and_mul",
-      "problems":[{"shape":{"T":2,"D":8}}]}]})";
+  onePlan(d, R"("clean_timing":false,"read_only_view":false)");
   for (std::string mode : {"matched", "honest"}) {
     SCOPED_TRACE(mode);
     fs::remove(d + "/r.jsonl");
@@ -585,11 +587,7 @@ echo "$key "'{"status":"pass","stage":"done","performance":{"median_us":100,"p10
   for (bool view : {true, false}) {
     SCOPED_TRACE(view ? "read_only_view: true" : "read_only_view: false");
     fs::remove(d + "/r.jsonl");
-    std::ofstream(d + "/plan.json") << R"({"settings":{"clean_timing":false,"read_only_view":)" +
-                                           std::string(view ? "true" : "false") + R"(},"submissions":[{"source":")" +
-                                           std::string(ATREX_RT_SOURCE_DIR) +
-                                           R"(/../examples/gate/silu_and_mul_naive.cu","operator":"silu_and_mul",
-      "problems":[{"shape":{"T":2,"D":8}}]}]})";
+    onePlan(d, std::string(R"("clean_timing":false,"read_only_view":)") + (view ? "true" : "false"));
     Out o = sh("FAKE_LEAK=" + leak + " ATREX_CUOBJDUMP=" + d + "/cuobjdump.sh " + kGate + " --quiet --plan " + d +
                "/plan.json --out " + d + "/r.jsonl --cache " + sharedCache() + " --worker " + d + "/worker.sh");
     bool leaked = fs::exists(leak);
@@ -636,10 +634,7 @@ TEST(AtrexGate, WatchdogBlamesWhoeverWasWorking) {
                                      "echo \"$key \"'{\"stage\":\"correctness\"}' >&3\nexec sleep 30\n";
   fs::permissions(d + "/worker.sh", fs::perms::owner_all);
   fakeCuobjdump(d);
-  std::ofstream(d + "/plan.json") << R"({"settings":{"problem_s":1},"submissions":[{"source":")" +
-                                         std::string(ATREX_RT_SOURCE_DIR) +
-                                         R"(/../examples/gate/silu_and_mul_naive.cu","operator":"silu_and_mul",
-      "problems":[{"shape":{"T":2,"D":8}}]}]})";
+  onePlan(d, R"("problem_s":1)");
   auto gate = [&](const char *phase) {
     fs::remove(d + "/r.jsonl");
     Out o = sh(std::string("FAKE_PHASE=") + phase + " ATREX_CUOBJDUMP=" + d + "/cuobjdump.sh " + kGate +
