@@ -487,11 +487,12 @@ std::string checkInterposers(const std::vector<SymbolBinding> &before, void *han
     if (why.empty() && a.addr != b.addr) {
       why = "loading the submission changed what " + a.name + " resolves to for the gate (" +
             (b.file.empty() ? "unresolved" : b.file) + " -> " + a.file + ")";
-    } else if (!cudaLib && injectedByEnvironment(a.file, std::getenv("CUDA_INJECTION64_PATH"),
-                                                 std::getenv("LD_PRELOAD"))) {
-      // A profiler the operator attached (Nsight Compute's injection binds
-      // cuEventElapsedTime; every unit under ncu was suspicious before this,
-      // H200 2026-12-02c), unchanged by loading the submission: recorded.
+    } else if (!cudaLib && boundBeforeSubmission(b.file, b.addr, a.file, a.addr)) {
+      // Bound before the submission's library was loaded and left as it was:
+      // the worker's environment did it (a profiler the operator attached:
+      // Nsight Compute's injection binds cuEventElapsedTime; every unit under
+      // ncu was suspicious before this, H200 2026-12-02c), not the submission,
+      // whose code had not run yet. Recorded, not held against it.
       injected.insert(a.file);
     } else if (why.empty() && !cudaLib) {
       why = a.name + " resolves to " + a.file + " for the gate, not to CUDA's own library";
@@ -506,6 +507,13 @@ std::string checkInterposers(const std::vector<SymbolBinding> &before, void *han
     for (const std::string &f : injected)
       inj.push(f);
     t.set("injected_by_environment", inj);
+    // What the environment named, for the record (ncu's injection is not
+    // always the file CUDA_INJECTION64_PATH names: H200 2026-12-02d).
+    Json env = Json::object();
+    for (const char *v : {"CUDA_INJECTION64_PATH", "LD_PRELOAD"})
+      if (const char *val = std::getenv(v))
+        env.set(v, std::string(val));
+    t.set("environment", env);
   }
   integrity.set("timer_symbols", t);
   if (!why.empty())

@@ -206,14 +206,17 @@ Json parseMemcheckLog(const std::string &log);
 /// run — crash, limit, no summary — is recorded, not held against the unit).
 Outcome applyMemcheck(Json &result, const WorkerRun &run, const std::string &log);
 
-/// Whether `file` is a library the operator injected into the worker through
-/// its environment: the CUDA injection of a profiler (CUDA_INJECTION64_PATH,
-/// which Nsight Compute and Nsight Systems set) or an LD_PRELOAD entry
-/// (separated by ':' or ' '). The worker's timer check (docs/gate.md,
-/// "Integrity checks") accepts such a library only where loading the
-/// submission left the binding unchanged; a submission cannot set the
-/// worker's environment. Paths are compared after realpath.
-bool injectedByEnvironment(const std::string &file, const char *cudaInjection, const char *ldPreload);
+/// Whether a timer symbol that resolves outside CUDA's own libraries was
+/// bound so before the submission's library was loaded and loading it left
+/// the binding as it was (same address, same file): the worker's environment
+/// did it (a profiler the operator attached, such as Nsight Compute's CUDA
+/// injection, or an LD_PRELOAD), not the submission, whose code had not run.
+/// The worker's timer check (docs/gate.md, "Integrity checks") records such a
+/// library under `timer_symbols.injected_by_environment` instead of failing
+/// the unit. (Matching the file against CUDA_INJECTION64_PATH/LD_PRELOAD, the
+/// first rule, exempted nothing under ncu: H200 2026-12-02d.)
+bool boundBeforeSubmission(const std::string &fileBefore, const void *addrBefore, const std::string &fileAfter,
+                           const void *addrAfter);
 
 } // namespace atrex::rt
 

@@ -592,27 +592,9 @@ void appendResultLine(const std::string &path, const std::string &line) {
     throw std::runtime_error("short write to results file '" + path + "'");
 }
 
-bool injectedByEnvironment(const std::string &file, const char *cudaInjection, const char *ldPreload) {
-  auto same = [&](const std::string &other) {
-    char a[PATH_MAX], b[PATH_MAX];
-    return !file.empty() && !other.empty() && realpath(file.c_str(), a) && realpath(other.c_str(), b) &&
-           std::strcmp(a, b) == 0;
-  };
-  if (cudaInjection && same(cudaInjection))
-    return true;
-  if (!ldPreload)
-    return false;
-  std::string list = ldPreload, item;
-  for (size_t i = 0; i <= list.size(); ++i) {
-    if (i == list.size() || list[i] == ':' || list[i] == ' ') {
-      if (same(item))
-        return true;
-      item.clear();
-    } else {
-      item += list[i];
-    }
-  }
-  return false;
+bool boundBeforeSubmission(const std::string &fileBefore, const void *addrBefore, const std::string &fileAfter,
+                           const void *addrAfter) {
+  return addrBefore && addrBefore == addrAfter && !fileBefore.empty() && fileBefore == fileAfter;
 }
 
 } // namespace atrex::rt
