@@ -20,6 +20,7 @@
 #include "atrex-rt/GateRun.h"
 #include "atrex-rt/Plan.h"
 #include "atrex-rt/Protocol.h"
+#include "atrex-rt/Stage.h"
 #include "atrex-rt/Supervisor.h"
 
 #include <algorithm>
@@ -51,123 +52,6 @@ std::string isoNow() {
 uint64_t randomSeed() {
   std::random_device rd;
   return ((static_cast<uint64_t>(rd()) << 32) ^ rd()) & 0x7fffffffffffffffULL;
-}
-
-// Per worker run: an empty HOME and TMPDIR of its own.
-struct PrivateDirs {
-  std::string root, home, tmp;
-};
-PrivateDirs makePrivateDirs(const std::string &root) {
-  PrivateDirs p{root, root + "/home", root + "/tmp"};
-  std::error_code ec;
-  fs::remove_all(root, ec);
-  fs::create_directories(p.home, ec);
-  fs::create_directories(p.tmp, ec);
-  return p;
-}
-
-// The shared temporary directories' entries (one level) with their times: a
-// submission that ignores TMPDIR and writes to /tmp directly shows up there.
-using TmpSnapshot = std::map<std::string, fs::file_time_type>;
-const char *const kSharedTmp[] = {"/tmp", "/var/tmp", "/dev/shm"};
-TmpSnapshot sharedTmpSnapshot() {
-  TmpSnapshot s;
-  std::error_code ec;
-  for (const char *d : kSharedTmp)
-    for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec))
-      s[it->path().string()] = fs::last_write_time(it->path(), ec);
-  return s;
-}
-
-// The private HOME and TMPDIR's files with their sizes and times.
-using PrivateSnapshot = std::map<std::string, std::pair<int64_t, fs::file_time_type>>;
-
-// {files: [{path, bytes}], count, outside_tmp?: [...]}: what the run wrote in
-// its private HOME and TMPDIR since `privBefore` (paths relative to them,
-// "home/..." and "tmp/..."; new files and files whose size or time changed),
-// and the entries of /tmp, /var/tmp and /dev/shm that appeared or changed
-// since `tmpBefore`, outside `ignore` (the gate's own cache). Both snapshots
-// move on to now, so that a worker's next unit records only its own writes.
-// Other processes of the machine can change the shared directories too: a
-// record, not a verdict.
-Json filesWritten(const PrivateDirs &p, TmpSnapshot &tmpBefore, PrivateSnapshot &privBefore,
-                  const std::vector<std::string> &ignore) {
-  Json out = Json::object(), files = Json::array();
-  int64_t count = 0;
-  std::error_code ec;
-  fs::path root(p.root);
-  PrivateSnapshot now;
-  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-    if (!it->is_regular_file(ec) && !it->is_symlink(ec))
-      continue;
-    std::string rel = fs::relative(it->path(), root, ec).string();
-    int64_t bytes = static_cast<int64_t>(it->is_regular_file(ec) ? it->file_size(ec) : 0);
-    auto when = fs::symlink_status(it->path(), ec).type() == fs::file_type::symlink
-                    ? fs::file_time_type{}
-                    : fs::last_write_time(it->path(), ec);
-    now[rel] = {bytes, when};
-    auto was = privBefore.find(rel);
-    if (was != privBefore.end() && was->second == now[rel])
-      continue;
-    if (++count > 50)
-      continue;
-    Json f = Json::object();
-    f.set("path", rel);
-    f.set("bytes", bytes);
-    files.push(f);
-  }
-  privBefore = std::move(now);
-  out.set("count", count);
-  out.set("files", files);
-  Json outside = Json::array();
-  TmpSnapshot tmpNow = sharedTmpSnapshot();
-  for (const auto &[path, when] : tmpNow) {
-    bool skip = false;
-    for (const std::string &ig : ignore)
-      skip |= path == ig || ig.rfind(path + "/", 0) == 0;
-    auto it = tmpBefore.find(path);
-    if (!skip && (it == tmpBefore.end() || it->second != when) && outside.size() < 50)
-      outside.push(path);
-  }
-  tmpBefore = std::move(tmpNow);
-  if (outside.size())
-    out.set("outside_tmp", outside);
-  return out;
-}
-
-// Two records of filesWritten for one unit (its own part and what the worker
-// wrote after the unit's last line, before it ended) as one.
-Json mergeFilesWritten(const Json &a, const Json &b) {
-  Json out = Json::object(), files = Json::array(), outside = Json::array();
-  for (const Json *j : {&a, &b}) {
-    if (const Json *f = j->get("files"))
-      for (const Json &e : f->asArray())
-        if (files.size() < 50)
-          files.push(e);
-    if (const Json *o = j->get("outside_tmp"))
-      for (const Json &e : o->asArray())
-        if (outside.size() < 50)
-          outside.push(e);
-  }
-  out.set("count", a.getInt("count", 0) + b.getInt("count", 0));
-  out.set("files", files);
-  if (outside.size())
-    out.set("outside_tmp", outside);
-  return out;
-}
-
-// compute-sanitizer's guard padding after every allocation (bytes), when the
-// tool has the option (asked once: `--help`); 0 otherwise.
-int64_t memcheckPaddingBytes(const std::string &tool) {
-  static int64_t cached = -1;
-  if (cached >= 0)
-    return cached;
-  Limits lim;
-  lim.wallSeconds = 30;
-  lim.outputTailBytes = 1 << 20; // the whole help text
-  ChildResult c = runSupervised({tool, "--help"}, lim);
-  cached = (c.stdoutTail + c.stderrTail).find("--padding") != std::string::npos ? (1 << 20) : 0;
-  return cached;
 }
 
 } // namespace
@@ -481,170 +365,7 @@ int main(int argc, char **argv) {
   }
   auto unitsStart = std::chrono::steady_clock::now();
 
-  // One unit's result under construction, and what its worker runs gave.
-  struct UnitState {
-    const Unit *u = nullptr;
-    Json r;
-    std::string status = protocol::kError, stage = protocol::kStageCompile, reason, verdict = protocol::kUnknown;
-    uint64_t seed = 0;
-    Json sideEffects = Json::object(), workerSeconds = Json::object();
-    double workerWall = 0; // the unit's share of its worker runs' wall time
-    CleanRunPlan clean;
-  };
-  Limits lim;
-  lim.wallSeconds = plan.settings.problemSeconds; // per unit: the clock restarts at each unit's end
-  lim.rssBytes = plan.settings.rssBytes;
-  lim.fileSizeBytes = plan.settings.fileSizeBytes;
-  lim.addressSpaceBytes = plan.settings.addressSpaceBytes;
-  lim.privateNetwork = plan.settings.privateNetwork;
-  // The read-only view: the worker can write its job directory (its private
-  // HOME and TMPDIR, the phase file, memcheck logs) and the shared JIT caches,
-  // nothing else (not the compile cache, not /tmp, not the plan's directory).
-  lim.readOnlyView = plan.settings.readOnlyView;
-  if (lim.readOnlyView) {
-    std::error_code ec;
-    fs::create_directories(fs::path(cacheDir) / "jit", ec);
-    // Device and kernel interfaces stay as they are: CUDA found no device in
-    // a view with /dev, /proc and /sys read-only (H200, 2026-12-02c).
-    lim.writablePaths = {jobDir, (fs::path(cacheDir) / "jit").string(), "/dev", "/proc", "/sys"};
-  }
-  lim.killOrphans = true; // worker runs one at a time: no other child is running then
-
-  // Worker runs of one kind (attributed, clean, memcheck) over several units
-  // of one submission (docs/gate.md, "Worker batches"): one worker process
-  // runs them in order; after a unit that did not pass (or that forged a
-  // report line or left processes behind) the units left go to a fresh
-  // worker, so a crash costs the unit it happened in. The job document says
-  // which run and the units (with `options` each: graphs, device_wide,
-  // kernel_time_calls); the worker's last complete line of each unit is that
-  // unit's state. HOME and TMPDIR are private, empty directories per worker;
-  // what each unit wrote in them is recorded under side_effects.<run>.
-  struct BatchItem {
-    UnitState *st;
-    Json options;
-  };
-  auto runBatches = [&](const std::string &runKind, const CompileResult &cr, const std::vector<BatchItem> &items,
-                        const std::map<std::string, std::string> &extraEnv = {},
-                        const std::vector<std::string> &wrapper = {}, double wallSeconds = 0) {
-    std::vector<WorkerRun> out(items.size());
-    const Submission &sub = *items.front().st->u->submission;
-    size_t next = 0;
-    while (next < items.size()) {
-      std::string base = "unit" + std::to_string(items[next].st->u->index) + "." + runKind;
-      std::string jobPath = (fs::path(jobDir) / (base + ".json")).string();
-      Json job = Json::object();
-      job.set("schema", protocol::kJobSchema);
-      job.set("run", runKind);
-      job.set("operator", sub.op);
-      job.set("library", fs::absolute(cr.soPath).string());
-      Json ownHashes = Json::array();
-      for (const Cubin &c : cr.cubins)
-        ownHashes.push(hashHex(c.hash));
-      job.set("own_fnv1a64", ownHashes);
-      job.set("settings", workerSettingsJson(plan.settings));
-      Json jobUnits = Json::array();
-      std::vector<int64_t> indices;
-      // The seeds and this worker's report key go on stdin (never argv or the environment).
-      std::string key = reportKey(), stdinText;
-      for (size_t i = next; i < items.size(); ++i) {
-        const Unit &u = *items[i].st->u;
-        Json e = Json::object();
-        e.set("unit", static_cast<int64_t>(u.index));
-        e.set("shape", shapeToJson(u.problem->shape));
-        for (const auto &[k, v] : items[i].options.asObject())
-          e.set(k, v);
-        jobUnits.push(e);
-        indices.push_back(static_cast<int64_t>(u.index));
-        stdinText += std::to_string(items[i].st->seed) + " ";
-      }
-      stdinText += key + "\n";
-      job.set("units", jobUnits);
-      writeFile(jobPath, job.dump(2));
-      std::error_code ec;
-      fs::remove(jobPath + ".phase", ec);
-      PrivateDirs priv = makePrivateDirs((fs::path(jobDir) / (base + ".private")).string());
-      std::map<std::string, std::string> env = extraEnv;
-      env["HOME"] = priv.home;
-      env["TMPDIR"] = priv.tmp;
-      // The JIT caches of CUDA and of torch's own kernels (the references)
-      // stay the gate's, shared by all runs: an empty one cost every worker
-      // run NVRTC compiles. The candidate can write there too (recorded limit).
-      env["CUDA_CACHE_PATH"] = (fs::path(cacheDir) / "jit" / "nv").string();
-      env["PYTORCH_KERNEL_CACHE_PATH"] = (fs::path(cacheDir) / "jit" / "torch").string();
-      std::vector<std::string> argvW = wrapper;
-      for (const std::string &a : {worker, std::string("--job"), jobPath})
-        argvW.push_back(a);
-      Limits l = lim;
-      if (wallSeconds > 0)
-        l.wallSeconds = wallSeconds;
-      BatchReport rep(indices, key);
-      std::vector<UnitMark> marks;
-      std::vector<Json> effects;
-      TmpSnapshot tmpBefore = sharedTmpSnapshot();
-      PrivateSnapshot privBefore;
-      // At each unit's end (its final line): the processes that left the
-      // worker's group are killed and counted for it, and what it wrote is
-      // recorded; the watchdog's clock starts again for the next unit.
-      auto hook = [&](pid_t child, const ChildResult &sofar) {
-        Progress pr;
-        for (size_t pos : rep.feed(sofar.report)) {
-          UnitMark m;
-          m.endSeconds = sofar.wallSeconds;
-          m.peakRssBytes = sofar.peakRssBytes;
-          // What the unit wrote first: the worker goes on to its next unit
-          // meanwhile, and killing escaped processes waits for them to end.
-          effects.push_back(filesWritten(priv, tmpBefore, privBefore, {cacheDir}));
-          m.orphansKilled = killEscaped(child);
-          marks.push_back(m);
-          pr.restartClock = true;
-          if (rep.forged(pos) > 0 || m.orphansKilled > 0)
-            pr.stop = true; // the unit fails: the next gets a fresh worker
-        }
-        return pr;
-      };
-      ChildResult child = runSupervised(argvW, l, stdinText, jobDir, env, {"ATREX_GATE_SEED"}, hook);
-      rep.feed(child.report);
-      // The gate's own work is blamed only when the phase file says so with this run's key.
-      std::ifstream phase(jobPath + ".phase", std::ios::binary);
-      std::string text((std::istreambuf_iterator<char>(phase)), {});
-      bool gateTimedOut = child.end == ChildResult::End::TimedOut && text == key + " g";
-      std::vector<WorkerRun> decided = decideBatch(rep, child, marks, gateTimedOut);
-      Json tail = filesWritten(priv, tmpBefore, privBefore, {cacheDir});
-      if (decided.empty()) {
-        // Cannot happen (a worker ends by itself inside a unit, or is stopped
-        // after one ended); never loop on it.
-        decided.push_back(WorkerRun{child, false, false, 0, Json()});
-        decided.back().child.end = ChildResult::End::SpawnFailed;
-        decided.back().child.spawnError = "internal: the worker's batch decided no unit";
-      }
-      for (size_t k = 0; k < decided.size(); ++k) {
-        UnitState &st = *items[next + k].st;
-        bool last = k + 1 == decided.size();
-        // The files written after the last unit end are that unit's only
-        // when the worker's end is (not after a unit that stopped the batch
-        // while later units, run again elsewhere, had already started).
-        bool ownsTail = last && decided[k].child.end != ChildResult::End::Continued;
-        Json se = k < effects.size() ? (ownsTail ? mergeFilesWritten(effects[k], tail) : effects[k]) : tail;
-        st.sideEffects.set(runKind, se);
-        st.workerWall += decided[k].child.wallSeconds;
-        if (decided[k].haveReport)
-          if (const Json *ss = decided[k].report.get("stage_seconds")) {
-            Json w = *ss;
-            w.set("wall_s", decided[k].child.wallSeconds);
-            Json b = Json::object();
-            b.set("units", static_cast<int64_t>(items.size() - next));
-            b.set("position", static_cast<int64_t>(k));
-            b.set("worker_wall_s", child.wallSeconds);
-            w.set("batch", b);
-            st.workerSeconds.set(runKind, w);
-          }
-        out[next + k] = std::move(decided[k]);
-      }
-      next += decided.size();
-      fs::remove_all(priv.root, ec);
-    }
-    return out;
-  };
+  WorkerRunner workers(plan, worker, jobDir, cacheDir);
 
   // Units in plan order, grouped by submission (a group is one worker's
   // job); with --worker-per-unit every unit is a group of its own, the path
@@ -696,118 +417,16 @@ int main(int argc, char **argv) {
       st.seed = unitSeedOf(runSeed, u.index);
       r.set("seed", static_cast<int64_t>(st.seed));
     }
-    // 1. Compile (once per submission; cached by content hash).
+    // The stages (include/atrex-rt/Stage.h), in order; the compile result
+    // is the one made ahead of the runs (cached by content hash).
     auto it = compiled.find(sub.name);
     if (it == compiled.end())
       it = compiled.emplace(sub.name, compileSubmission(sub, spec, plan.settings, cacheDir)).first;
     const CompileResult &cr = it->second;
-    for (UnitState &st : states) {
-      st.r.set("compile", cr.toJson());
-      if (!cr.ok) {
-        st.status = cr.internalError ? protocol::kError : protocol::kFail;
-        st.reason = "compile: " + cr.reason;
-      }
-    }
-    if (cr.ok) {
-      // 2-4. Correctness, performance, attribution: the attributed run.
-      std::vector<BatchItem> items;
-      for (UnitState &st : states)
-        items.push_back({&st, Json::object()});
-      std::vector<WorkerRun> runs = runBatches(protocol::kRunAttributed, cr, items);
-      for (size_t k = 0; k < items.size(); ++k) {
-        UnitState &st = *items[k].st;
-        Json &r = st.r;
-        const WorkerRun &run = runs[k];
-        r.set("child", run.child.toJson());
-        if (run.haveReport)
-          for (const char *key : {"env", "correctness", "performance", "attribution", "gpu_memory", "integrity"})
-            if (const Json *v = run.report.get(key))
-              r.set(key, *v);
-        Outcome out = outcomeOf(run);
-        st.status = out.status;
-        st.stage = out.stage;
-        st.reason = out.reason;
-        if (const Json *a = r.get("attribution"))
-          st.verdict = a->getString("verdict", protocol::kUnknown);
-        // A timer or launch interposer (the worker's integrity check after loading).
-        if (const Json *ig = r.get("integrity"); ig && ig->has("suspicious")) {
-          st.verdict = protocol::kSuspicious;
-          st.status = protocol::kFail;
-        }
-        if (st.status == protocol::kPass && !plan.settings.cleanTiming) {
-          if (Json *a = r.get("attribution"); a && mixedOwnForeign(*a))
-            a->set("own_time_share_why", "clean_timing is off: kernel durations not measured");
-        }
-      }
-      // The clean timing run of the units that passed: one worker for them all.
-      std::vector<BatchItem> cleanItems;
-      if (plan.settings.cleanTiming)
-        for (UnitState &st : states) {
-          if (st.status != protocol::kPass)
-            continue;
-          st.clean = planCleanRun(st.r, plan.settings);
-          if (!st.clean.run)
-            continue;
-          Json o = Json::object();
-          o.set("graphs", st.clean.graphs);
-          o.set("device_wide", !st.clean.graphs); // side streams: CUPTI spans of every activity
-          o.set("kernel_time_calls", st.clean.ownShareCalls);
-          cleanItems.push_back({&st, o});
-        }
-      if (!cleanItems.empty()) {
-        std::vector<WorkerRun> cruns = runBatches(protocol::kRunClean, cr, cleanItems);
-        for (size_t k = 0; k < cleanItems.size(); ++k) {
-          UnitState &st = *cleanItems[k].st;
-          Outcome cleanOut = applyCleanRun(st.r, plan.settings, st.clean, cruns[k]);
-          if (cleanOut.status == protocol::kFail) {
-            st.status = protocol::kFail;
-            st.stage = cleanOut.stage;
-            st.reason = "clean timing run (no attribution): " + cleanOut.reason;
-          } else if (cleanOut.status == protocol::kError) {
-            st.status = protocol::kError;
-            st.stage = cleanOut.stage;
-            st.reason = cleanOut.reason;
-          }
-        }
-      }
-      if (plan.settings.memcheck)
-        for (UnitState &st : states) {
-          if (st.status != protocol::kPass)
-            continue;
-          // The correctness trials again, under compute-sanitizer's memcheck (no
-          // Sanitizer subscription of our own: the tool is built on the same
-          // API), one worker per unit: the tool's log is the unit's.
-          std::string tool = computeSanitizerPath();
-          std::string log =
-              (fs::path(jobDir) / ("unit" + std::to_string(st.u->index) + ".memcheck.log")).string();
-          std::error_code ec;
-          fs::remove(log, ec);
-          // Without torch's caching allocator every tensor is its own cudaMalloc, so
-          // memcheck sees each tensor's bounds (not those of a 2 MiB segment); with
-          // --padding, a read past a tensor's end lands in a guard region instead of
-          // the next allocation, which memcheck would take for a valid address.
-          std::vector<std::string> wrap = {tool, "--tool", "memcheck", "--log-file", log, "--print-limit", "20"};
-          int64_t padding = memcheckPaddingBytes(tool);
-          if (padding > 0) {
-            wrap.push_back("--padding");
-            wrap.push_back(std::to_string(padding));
-          }
-          WorkerRun mrun = runBatches(protocol::kRunMemcheck, cr, {{&st, Json::object()}},
-                                      {{"PYTORCH_NO_CUDA_MEMORY_CACHING", "1"}}, wrap,
-                                      plan.settings.memcheckSeconds)
-                               .front();
-          std::ifstream in(log, std::ios::binary);
-          std::string text((std::istreambuf_iterator<char>(in)), {});
-          Outcome m = applyMemcheck(st.r, mrun, text);
-          if (Json *mj = st.r.get("memcheck"))
-            mj->set("padding_bytes", padding);
-          if (m.status == protocol::kFail) {
-            st.status = protocol::kFail;
-            st.stage = m.stage;
-            st.reason = m.reason;
-          }
-        }
-    }
+    GroupContext ctx{plan, sub, states, workers, cr};
+    for (const Stage *stage : gateStages())
+      if (stage->enabled(plan.settings))
+        stage->run(ctx);
     // The group's wall time: each unit's share of the worker runs, and an
     // equal share of the rest (the parent's own work, workers' exits).
     double groupWall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -822,14 +441,6 @@ int main(int argc, char **argv) {
       if (cr.ok) {
         r.set("side_effects", st.sideEffects);
         r.set("worker_seconds", st.workerSeconds);
-        if (status == protocol::kPass && prob.floorSeconds > 0) {
-          double med = r.get("performance")->getDouble("median_us", 0) * 1e-6;
-          if (med < prob.floorSeconds) {
-            verdict = protocol::kSuspicious;
-            status = protocol::kFail;
-            reason = "median time below the impossibility floor";
-          }
-        }
         if (status == protocol::kPass && !verdict.empty() && verdict != protocol::kAdopted && verdict != protocol::kUnknown) {
           // Correct and timed, but the work was not (all) the submission's own.
           reason = "dynamic verdict " + verdict;

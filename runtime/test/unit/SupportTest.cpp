@@ -3,6 +3,7 @@
 #include "atrex-rt/Compare.h"
 #include "atrex-rt/Compile.h"
 #include "atrex-rt/GateRun.h"
+#include "atrex-rt/Stage.h"
 #include "atrex-rt/Json.h"
 #include "atrex-rt/Measurement.h"
 #include "atrex-rt/OpSpecs.h"
@@ -997,3 +998,29 @@ TEST(Plan, SettingsComeFromOneTable) {
   Json mib = Json::parse(R"({"settings":{"file_mb":-1},"submissions":[]})");
   EXPECT_THROW(parsePlan(mib, "p.json"), std::exception);
 }
+
+// The gate's stages (issue 16): one registry, names unique, compile first,
+// every stage in docs/gate.md's "Stages" table.
+TEST(AtrexGateStages, RegistryIsDocumented) {
+  std::ifstream doc(ATREX_RT_SOURCE_DIR "/../docs/gate.md");
+  std::string text((std::istreambuf_iterator<char>(doc)), {});
+  ASSERT_FALSE(text.empty());
+  const auto &stages = gateStages();
+  ASSERT_GE(stages.size(), 5u);
+  EXPECT_EQ(stages.front()->name(), "compile");
+  std::set<std::string> names;
+  PlanSettings defaults;
+  for (const Stage *s : stages) {
+    std::string n(s->name());
+    EXPECT_TRUE(names.insert(n).second) << n << " is registered twice";
+    EXPECT_NE(text.find("| `" + n + "` |"), std::string::npos) << n << " is not in docs/gate.md's Stages table";
+  }
+  PlanSettings memcheckOn = defaults;
+  memcheckOn.memcheck = true;
+  for (const Stage *s : stages)
+    if (s->name() == "memcheck") {
+      EXPECT_FALSE(s->enabled(defaults));
+      EXPECT_TRUE(s->enabled(memcheckOn));
+    }
+}
+

@@ -566,6 +566,39 @@ fi
   }
 }
 
+// The floor stage: a passing unit whose median is below its problem's
+// floor_s is suspicious (no kernel does the work that fast); above it the
+// unit passes as the worker said.
+TEST(AtrexGate, FloorStageFailsTimesBelowTheFloor) {
+  std::string d = tmp("gate-floor");
+  std::ofstream(d + "/worker.sh") << R"SH(#!/bin/sh
+read seed key
+echo "$key "'{"status":"pass","stage":"done","performance":{"median_us":'"$FAKE_MEDIAN_US"',"p10_us":1,"p90_us":1,"reps":10,"mode":"eager","side_stream_reps":0,"launch_gap_hidden":true},"attribution":{"available":true,"verdict":"adopted"}}' >&3
+)SH";
+  fakeCuobjdump(d);
+  fs::permissions(d + "/worker.sh", fs::perms::owner_all);
+  std::ofstream(d + "/plan.json") << R"({"settings":{"clean_timing":false,"read_only_view":false},"submissions":[{"source":")" +
+                                         std::string(ATREX_RT_SOURCE_DIR) +
+                                         R"(/../examples/gate/silu_and_mul_naive.cu","operator":"silu_and_mul",
+      "problems":[{"shape":{"T":2,"D":8},"floor_s":2e-6}]}]})";
+  for (std::string median : {"1.5", "2.5"}) {
+    SCOPED_TRACE(median);
+    fs::remove(d + "/r.jsonl");
+    Out o = sh("FAKE_MEDIAN_US=" + median + " ATREX_CUOBJDUMP=" + d + "/cuobjdump.sh " + kGate + " --quiet --plan " +
+               d + "/plan.json --out " + d + "/r.jsonl --cache " + sharedCache() + " --worker " + d + "/worker.sh");
+    EXPECT_EQ(o.status, 0) << o.text;
+    Json floored = Json::parse(readFile(d + "/r.jsonl"));
+    if (median == "1.5") {
+      EXPECT_EQ(floored.getString("status", ""), "fail") << floored.dump();
+      EXPECT_EQ(floored.getString("verdict", ""), "suspicious") << floored.dump();
+      EXPECT_EQ(floored.getString("reason", ""), "median time below the impossibility floor");
+    } else {
+      EXPECT_EQ(floored.getString("status", ""), "pass") << floored.dump();
+      EXPECT_EQ(floored.getString("verdict", ""), "adopted") << floored.dump();
+    }
+  }
+}
+
 // Each worker run gets an empty HOME and TMPDIR of its own; what it leaves
 // there, and what appears in the shared /tmp while it runs, is recorded.
 TEST(AtrexGate, FilesTheWorkerWritesAreRecorded) {
