@@ -16,6 +16,7 @@ tolerance, so that a run cannot be reported as matching by accident.
 """
 import argparse
 import csv
+import re
 import json
 import statistics
 import sys
@@ -58,6 +59,10 @@ def main():
     ap.add_argument("gate_jsonl")
     ap.add_argument("--tolerance", type=float, default=0.02)
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--kernel", default="^{operator}_kernel$",
+                    help="regular expression of the submission's own kernel name ({operator}: the unit's "
+                         "operator); other kernels ncu profiled (torch's input generation and reference) are "
+                         "left out (default %(default)s)")
     a = ap.parse_args()
     shards = read_ncu(a.ncu_csv)
     gate = {}
@@ -72,7 +77,8 @@ def main():
     for unit in sorted(gate):
         r = gate[unit]
         perf = r.get("performance") or {}
-        samples = shards.get(unit, [])
+        own = re.compile(a.kernel.format(operator=r["problem"]["operator"]))
+        samples = [(k, v) for k, v in shards.get(unit, []) if own.search(k.split("(")[0].removeprefix("void "))]
         names = sorted({k.split("(")[0] for k, _ in samples})
         gmed = perf.get("median_us")
         if not samples or gmed is None:

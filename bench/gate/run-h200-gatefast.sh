@@ -19,9 +19,10 @@
 #                  $OUT/gpu-results.tgz
 # ncu              Nsight Compute's gpu__time_duration of every kernel of TIMING_PLAN
 #                  (default examples/gate/plan-timing-7.json), one ncu process per submission
-#                  (--shard i/n), attribution off, 20 launches after 5 skipped: $OUT/ncu.csv
+#                  (--shard i/n), attribution off, 20 launches of the submission's own kernel
+#                  (^<operator>_kernel$, or NCU_KERNELS) after NCU_SKIP (5) skipped: $OUT/ncu.csv
 # clean            the gate as it runs by default on TIMING_PLAN: $OUT/gate-timing.jsonl
-#                  (compare its median_us with the ncu step's, bench/gate/ncu-compare.py)
+#                  (compare: bench/gate/ncu-compare.py $OUT/ncu.csv $OUT/gate-timing.jsonl)
 # Results: $OUT/log.txt, $OUT/suite-SET.jsonl, $OUT/perunit-SET.jsonl, $OUT/gpu-tests.txt.
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
@@ -97,8 +98,11 @@ PY
     : >"$OUT/ncu.csv"
     for ((i = 0; i < n; i++)); do
       echo "== ncu shard $i/$n" >>"$OUT/ncu.csv"
+      # Only the submission's own kernel (named <operator>_kernel in the timing plan's
+      # sources): with a looser regex torch's input generation took the 20 launches.
+      op=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['submissions'][int(sys.argv[2])]['operator'])" "$TP" $i)
       ATREX_GATE_NO_ATTRIBUTION=1 run ${NCU_S:-60} ncu --target-processes all --clock-control none \
-        --cache-control all -k regex:"${NCU_KERNELS:-_kernel}" --launch-skip ${NCU_SKIP:-5} --launch-count 20 \
+        --cache-control all -k regex:"${NCU_KERNELS:-^${op}_kernel\$}" --launch-skip ${NCU_SKIP:-5} --launch-count 20 \
         --metrics gpu__time_duration.sum --csv \
         $G --quiet --plan "$TP" --out /tmp/under-ncu.jsonl --shard $i/$n >>"$OUT/ncu.csv" 2>>/tmp/ncu.err
       echo "ncu shard $i: rc $?"
