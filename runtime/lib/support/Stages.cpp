@@ -297,7 +297,7 @@ namespace {
 // cached by content hash) recorded on each unit; a failed compile fails them.
 class CompileStage final : public Stage {
 public:
-  std::string_view name() const override { return "compile"; }
+  std::string_view name() const override { return protocol::kStageCompile; }
   void run(GroupContext &g) const override {
     for (UnitState &st : g.states) {
       st.r.set("compile", g.compile.toJson());
@@ -386,7 +386,7 @@ public:
 // worker per unit: the tool's log is the unit's (docs/gate.md, "Memcheck").
 class MemcheckStage final : public Stage {
 public:
-  std::string_view name() const override { return "memcheck"; }
+  std::string_view name() const override { return protocol::kRunMemcheck; } // the memcheck run
   bool enabled(const PlanSettings &s) const override { return s.memcheck; }
   void run(GroupContext &g) const override {
     for (UnitState &st : g.states) {
