@@ -57,7 +57,7 @@ TEST(Expr, Errors) {
   EXPECT_EQ(error("1+"), "expression '1+': unexpected end");
   EXPECT_EQ(error("1 $ 2"), "expression '1 $ 2': unexpected '$'");
   EXPECT_EQ(error("9223372036854775807+1"),
-            "expression '9223372036854775807+1': overflow");
+            "expression '9223372036854775807+1': the value overflows 64 bits");
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 //===- Support.cpp - errors, dimension expressions, facts -----------------===//
 
 #include "atrex/Passes/SemanticWork.h"
+#include "atrex/Support/Expr.h"
 #include "atrex/Support/JSON.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -73,166 +74,21 @@ std::string dtypeName(Type type) {
 // Dimension expressions
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// Recursive-descent evaluator for dimension expressions. With `symbols`
-/// set, it only collects symbol names and evaluates them as 1.
-class DimExprParser {
-public:
-  DimExprParser(llvm::StringRef text, const llvm::StringMap<int64_t> *dims,
-                llvm::SmallVectorImpl<std::string> *symbols)
-      : text(text), dims(dims), symbols(symbols) {}
-
-  llvm::Expected<int64_t> parse() {
-    auto value = parseSum();
-    if (!value)
-      return value.takeError();
-    skipSpace();
-    if (pos != text.size())
-      return error("unexpected '" + text.substr(pos, 1) + "'");
-    return *value;
-  }
-
-private:
-  llvm::Error error(const llvm::Twine &message) {
-    return llvm::createStringError("invalid dimension expression '" + text +
-                                   "': " + message);
-  }
-  llvm::Error overflow() { return error("the value overflows 64 bits"); }
-  void skipSpace() {
-    while (pos < text.size() && text[pos] == ' ')
-      ++pos;
-  }
-  bool consume(char c) {
-    skipSpace();
-    if (pos < text.size() && text[pos] == c) {
-      ++pos;
-      return true;
-    }
-    return false;
-  }
-
-  llvm::Expected<int64_t> parseSum() {
-    auto lhs = parseProduct();
-    if (!lhs)
-      return lhs;
-    int64_t value = *lhs;
-    while (true) {
-      if (consume('+')) {
-        auto rhs = parseProduct();
-        if (!rhs)
-          return rhs;
-        if (auto sum = llvm::checkedAdd(value, *rhs))
-          value = *sum;
-        else
-          return overflow();
-      } else if (consume('-')) {
-        auto rhs = parseProduct();
-        if (!rhs)
-          return rhs;
-        if (auto difference = llvm::checkedSub(value, *rhs))
-          value = *difference;
-        else
-          return overflow();
-      } else {
-        return value;
-      }
-    }
-  }
-
-  llvm::Expected<int64_t> parseProduct() {
-    auto lhs = parseAtom();
-    if (!lhs)
-      return lhs;
-    int64_t value = *lhs;
-    while (true) {
-      if (consume('*')) {
-        auto rhs = parseAtom();
-        if (!rhs)
-          return rhs;
-        if (auto product = llvm::checkedMul(value, *rhs))
-          value = *product;
-        else
-          return overflow();
-      } else if (consume('/')) {
-        auto rhs = parseAtom();
-        if (!rhs)
-          return rhs;
-        if (symbols)
-          continue;
-        if (*rhs == -1 && value == INT64_MIN)
-          return overflow();
-        if (*rhs == 0 || value % *rhs != 0)
-          return error(llvm::Twine(value) + " is not divisible by " +
-                       llvm::Twine(*rhs));
-        value /= *rhs;
-      } else {
-        return value;
-      }
-    }
-  }
-
-  llvm::Expected<int64_t> parseAtom() {
-    skipSpace();
-    if (consume('(')) {
-      // Nesting is bounded: the parser recurses once per parenthesis.
-      if (++depth > kMaxDepth)
-        return error("parentheses nested deeper than " +
-                     llvm::Twine(kMaxDepth));
-      auto value = parseSum();
-      --depth;
-      if (!value)
-        return value;
-      if (!consume(')'))
-        return error("missing ')'");
-      return value;
-    }
-    size_t start = pos;
-    if (pos < text.size() && llvm::isDigit(text[pos])) {
-      while (pos < text.size() && llvm::isDigit(text[pos]))
-        ++pos;
-      int64_t value;
-      if (text.substr(start, pos - start).getAsInteger(10, value))
-        return error("integer out of range");
-      return value;
-    }
-    while (pos < text.size() &&
-           (llvm::isAlnum(text[pos]) || text[pos] == '_'))
-      ++pos;
-    if (start == pos)
-      return error(pos < text.size() ? "unexpected '" + text.substr(pos, 1) + "'"
-                                     : llvm::Twine("unexpected end"));
-    llvm::StringRef name = text.substr(start, pos - start);
-    if (symbols) {
-      symbols->push_back(name.str());
-      return 1;
-    }
-    auto it = dims->find(name);
-    if (it == dims->end())
-      return llvm::createStringError("dimension '" + name + "' is not bound");
-    return it->second;
-  }
-
-  static constexpr unsigned kMaxDepth = 256;
-
-  llvm::StringRef text;
-  size_t pos = 0;
-  unsigned depth = 0;
-  const llvm::StringMap<int64_t> *dims;
-  llvm::SmallVectorImpl<std::string> *symbols;
-};
-} // namespace
-
 llvm::Expected<int64_t> evaluateDimExpr(llvm::StringRef expr,
                                         const llvm::StringMap<int64_t> &dims) {
-  return DimExprParser(expr, &dims, nullptr).parse();
+  return expr::evaluate(expr, expr::DimGrammar,
+                        [&](llvm::StringRef name) -> llvm::Expected<int64_t> {
+                          auto it = dims.find(name);
+                          if (it == dims.end())
+                            return llvm::createStringError("dimension '" + name +
+                                                           "' is not bound");
+                          return it->second;
+                        });
 }
 
 llvm::Error collectDimSymbols(llvm::StringRef expr,
                               llvm::SmallVectorImpl<std::string> &symbols) {
-  auto result = DimExprParser(expr, nullptr, &symbols).parse();
-  if (!result)
-    return result.takeError();
-  return llvm::Error::success();
+  return expr::collectNames(expr, expr::DimGrammar, symbols);
 }
 
 llvm::Expected<llvm::StringMap<int64_t>>
