@@ -54,6 +54,7 @@ PY=${PYTHON:-python3}
 pip_need=()
 $PY -c 'import lit' 2>/dev/null || pip_need+=(lit)
 $PY -c 'import yaml' 2>/dev/null || pip_need+=(pyyaml)
+$PY -c 'import jsonschema' 2>/dev/null || pip_need+=(jsonschema)   # test/score/result-schema.test
 if [ -z "${ATREX_SKIP_TORCH:-}" ]; then
   $PY -c 'import torch' 2>/dev/null || pip_need+=(torch)
 fi

@@ -58,8 +58,22 @@ Expected<GateResult> atrex::score::parseResultLine(StringRef Text) {
   if (!Status || llvm::none_of(protocol::kStatuses, [&](const char *K) { return *Status == K; }))
     return err("\"status\" must be \"pass\", \"fail\" or \"error\"");
   R.Status = Status->str();
+  // The rules of docs/formats/gate-result.schema.json that the gate's own
+  // validator (runtime/lib/support/Plan.cpp) also enforces.
+  for (const char *K : {"unit", "submission", "stage", "verdict"})
+    if (!O->get(K))
+      return err(std::string("missing \"") + K + "\"");
   R.Stage = O->getString("stage").value_or("").str();
+  if (!is_contained(protocol::kStages, StringRef(R.Stage)))
+    return err("unknown stage \"" + R.Stage + "\"");
   R.Reason = O->getString("reason").value_or("").str();
+  if (R.Status != protocol::kPass && R.Reason.empty())
+    return err("a result with status \"" + R.Status + "\" needs a \"reason\"");
+  if (R.Status == protocol::kPass) {
+    const json::Object *Perf = O->getObject("performance");
+    if (!Perf || !Perf->get("median_us"))
+      return err("a passing result needs \"performance.median_us\"");
+  }
   R.Verdict = O->getString("verdict").value_or(protocol::kUnknown).str();
   static const auto &Verdicts = protocol::kVerdicts;
   if (!is_contained(Verdicts, StringRef(R.Verdict)))

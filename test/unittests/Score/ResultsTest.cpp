@@ -57,21 +57,33 @@ TEST(ResultsTest, LineErrors) {
       Err(R"({"schema": "atrex-gate-result/1", "problem": {"id": "p"}, "status": "ok"})"),
       "\"status\" must be \"pass\", \"fail\" or \"error\"");
   EXPECT_EQ(
-      Err(R"({"schema": "atrex-gate-result/1", "problem": {"id": "p"}, "status": "pass", "verdict": "great"})"),
+      Err(R"({"schema": "atrex-gate-result/1", "unit": 0, "submission": {"name": "s"}, "stage": "done", "problem": {"id": "p"}, "status": "pass", "performance": {"median_us": 1}, "verdict": "great"})"),
       "unknown verdict \"great\"");
   EXPECT_EQ(
-      Err(R"({"schema": "atrex-gate-result/1", "problem": {"id": "p"}, "status": "pass", "performance": {"median_us": -1}})"),
+      Err(R"({"schema": "atrex-gate-result/1", "unit": 0, "submission": {"name": "s"}, "stage": "done", "verdict": "adopted", "problem": {"id": "p"}, "status": "pass", "performance": {"median_us": -1}})"),
       "\"performance.median_us\" is not a positive number");
+  // The rules of docs/formats/gate-result.schema.json that the gate's
+  // validator enforces too (test/score/result-schema.test checks the schema).
+  const std::string Head = R"({"schema": "atrex-gate-result/1", "problem": {"id": "p"}, )";
+  EXPECT_EQ(Err(Head + R"("status": "pass", "submission": {}, "stage": "done", "verdict": "adopted"})"),
+            "missing \"unit\"");
+  EXPECT_EQ(Err(Head + R"("unit": 0, "submission": {}, "status": "fail", "stage": "linking", "verdict": "unknown", "reason": "r"})"),
+            "unknown stage \"linking\"");
+  EXPECT_EQ(Err(Head + R"("unit": 0, "submission": {}, "status": "fail", "stage": "compile", "verdict": "unknown"})"),
+            "a result with status \"fail\" needs a \"reason\"");
+  EXPECT_EQ(Err(Head + R"("unit": 0, "submission": {}, "status": "pass", "stage": "done", "verdict": "adopted"})"),
+            "a passing result needs \"performance.median_us\"");
   EXPECT_EQ(Err("[1]"), "not a JSON object");
   EXPECT_EQ(Err("{").rfind("invalid JSON: ", 0), 0u);
 }
 
 TEST(ResultsTest, OptionalFields) {
-  // A compile failure: no correctness, no performance, verdict defaults to
-  // unknown; a null median is no median.
+  // A compile failure: no correctness, no performance; a null median is no
+  // median.
   auto R = parseResultLine(
-      R"({"schema": "atrex-gate-result/1", "problem": {"id": "p"}, "status": "fail",
-          "stage": "compile", "reason": "nvcc failed", "performance": {"median_us": null}})");
+      R"({"schema": "atrex-gate-result/1", "unit": 0, "submission": {"name": "s"}, "problem": {"id": "p"},
+          "status": "fail", "stage": "compile", "verdict": "unknown", "reason": "nvcc failed",
+          "performance": {"median_us": null}})");
   ASSERT_TRUE(bool(R));
   EXPECT_EQ(R->Verdict, "unknown");
   EXPECT_FALSE(R->MedianUs.has_value());
