@@ -38,6 +38,12 @@ static llvm::Expected<Ceilings> parseCeilings(const llvm::json::Object &obj,
       c.peaks[engine.first.str()][dtype.first.str()] = *value * 1e12;
     }
   }
+  if (const llvm::json::Value *f = obj.get("floor_us")) {
+    auto floorUs = f->getAsNumber();
+    if (!floorUs || *floorUs < 0)
+      return llvm::createStringError(where + ": floor_us must be a non-negative number");
+    c.floorSeconds = *floorUs * 1e-6;
+  }
   if (auto source = obj.getString("source"))
     c.source = source->str();
   return c;
@@ -145,6 +151,7 @@ llvm::Expected<RooflineTime> rooflineTime(const SemanticWork &work,
   }
   time.memorySeconds =
       static_cast<double>(work.totalBytes()) / ceilings.bandwidth;
+  time.floorSeconds = ceilings.floorSeconds;
   return time;
 }
 
@@ -171,6 +178,9 @@ llvm::json::Object toJSON(const ProblemRoofline &R) {
   const RooflineTime &P = R.primary();
   return llvm::json::Object{
       {"t_roofline_s", P.seconds()},
+      {"t_roofline_nofloor_s", P.noFloorSeconds()},
+      {"t_latency_floor_s", P.floorSeconds},
+      {"floor_bound", P.floorBound()},
       {"t_roofline_datasheet_s", R.Datasheet.seconds()},
       {"t_roofline_measured_s", R.Measured
                                     ? llvm::json::Value(R.Measured->seconds())

@@ -355,6 +355,7 @@ json::Value atrex::score::toJSON(const ScoreReport &R) {
                      {"flops_total", Roof.FlopsTotal},
                      {"bytes", Roof.Bytes},
                      {"t_roofline_s", Roof.TRooflineS},
+                     {"t_roofline_nofloor_s", Roof.noFloorS()},
                      {"t_roofline_datasheet_s", Roof.TDatasheetS},
                      {"t_floor_s", Roof.floorS()}});
   }
@@ -381,6 +382,7 @@ json::Value atrex::score::toJSON(const ScoreReport &R) {
                       {"weight", P.Weight},
                       {"phase_weight", P.PhaseWeight},
                       {"s", P.S},
+                      {"s_nofloor", P.SNoFloor},
                       {"zero_reason", P.ZeroReason.empty()
                                           ? json::Value(nullptr)
                                           : json::Value(P.ZeroReason)},
@@ -430,6 +432,7 @@ json::Value atrex::score::toJSON(const ScoreReport &R) {
         {"lint_file",
          S.LintFile.empty() ? json::Value(nullptr) : json::Value(S.LintFile)},
         {"s_agg", S.SAgg},
+        {"s_agg_nofloor", S.SAggNoFloor},
         {"phases", std::move(Phases)},
         {"regimes", std::move(Regimes)},
         {"correctness_rate", S.CorrectnessRate},

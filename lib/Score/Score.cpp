@@ -162,6 +162,7 @@ static void scoreProblem(ProblemScore &PS, const SubmissionSet &Set) {
   if (!verdictCounts(R.Verdict, Set.Baseline))
     return Zero("verdict", "dynamic verdict " + R.Verdict);
   PS.S = speedScore(Roof.TRooflineS, *PS.TMeasuredS);
+  PS.SNoFloor = speedScore(Roof.noFloorS(), *PS.TMeasuredS);
 }
 
 static PartScore part(ArrayRef<const ProblemScore *> Ps) {
@@ -257,6 +258,7 @@ static SetScore scoreSet(const ScoreReport &Rep, const SubmissionSet &Set,
     double PW = PhaseW[PS.Problem->Phase];
     PS.PhaseWeight = PW > 0 ? PS.Weight / PW : 0;
     S.SAgg += PS.Weight * PS.S;
+    S.SAggNoFloor += PS.Weight * PS.SNoFloor;
     ByPhase[PS.Problem->Phase].push_back(&PS);
     ByRegime[PS.Roof->Regime].push_back(&PS);
     ByOp[PS.Problem->Operator].push_back(&PS);

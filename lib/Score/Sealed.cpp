@@ -41,9 +41,12 @@ static Expected<std::string> readFile(StringRef Path) {
   return (*Buf)->getBuffer().str();
 }
 
-/// Checks `format` and `version` of a bundle file.
+/// Checks `format` and `version` of a bundle file (versions 1 to
+/// `MaxVersion`: atrex-sealed 2 adds `t_roofline_nofloor_s` and the latency
+/// floor to the rooflines; a version-1 bundle, without a floor, scores as it
+/// always did).
 static Error checkFormat(const json::Object &O, StringRef Name,
-                         StringRef Format) {
+                         StringRef Format, int64_t MaxVersion = 1) {
   std::optional<StringRef> F = O.getString("format");
   if (!F)
     return err("'" + Name + "': missing \"format\" (expected \"" + Format +
@@ -54,9 +57,10 @@ static Error checkFormat(const json::Object &O, StringRef Name,
   std::optional<int64_t> V = atrex::getInteger(O, "version");
   if (!V)
     return err("'" + Name + "': missing integer \"version\"");
-  if (*V != 1)
+  if (*V < 1 || *V > MaxVersion)
     return err("'" + Name + "': unsupported " + Format + " version " +
-               Twine(*V) + " (this atrex reads version 1)");
+               Twine(*V) + " (this atrex reads version" +
+               (MaxVersion == 1 ? " 1" : "s 1-" + Twine(MaxVersion)) + ")");
   return Error::success();
 }
 
@@ -144,6 +148,13 @@ static Expected<Roofline> parseRoofline(const json::Object &O,
         return err(Where + ": \"t_floor_s\" is not a positive number or null");
       R.TFloorS = *N;
     }
+  if (const json::Value *M = O.get("t_roofline_nofloor_s")) {
+    std::optional<double> N = M->getAsNumber();
+    if (!N || *N <= 0 || *N > R.TRooflineS)
+      return err(Where + ": \"t_roofline_nofloor_s\" is not a positive number "
+                         "at most t_roofline_s");
+    R.TNoFloorS = *N;
+  }
   if (const json::Value *M = O.get("t_roofline_measured_s"))
     if (M->kind() != json::Value::Null) {
       std::optional<double> N = M->getAsNumber();
@@ -173,7 +184,7 @@ Expected<SealedBundle> atrex::score::parseSealed(StringRef Name,
   const json::Object *Root = Doc->getAsObject();
   if (!Root)
     return err("'" + Name + "': not a JSON object");
-  if (Error E = checkFormat(*Root, Name, "atrex-sealed"))
+  if (Error E = checkFormat(*Root, Name, "atrex-sealed", /*MaxVersion=*/2))
     return std::move(E);
 
   SealedBundle B;

@@ -398,9 +398,11 @@ Error pack(const Suite &S, const OperatorLibrary &Ops,
       Seed = Seed << 8 | Byte;
   }
   std::string Salt = Options.Salt ? *Options.Salt : randomHex(32);
+  // Version 2 (2026-12-02): rooflines carry the latency floor
+  // (t_roofline_nofloor_s, t_latency_floor_s, floor_bound; docs/roofline.md).
   std::string Sealed = jsonText(json::Object{
       {"format", "atrex-sealed"},
-      {"version", 1},
+      {"version", 2},
       {"suite", S.Name},
       {"salt", Salt},
       {"seeds", json::Object{{"evaluation", static_cast<int64_t>(Seed)}}},
@@ -546,10 +548,12 @@ Error verify(StringRef PublicDir, StringRef SealedDir) {
       atrex::getInteger(*Pub, "version") != 1)
     return createStringError(PublicPath +
                              ": not an atrex-public version 1 file");
+  std::optional<int64_t> SealedVersion =
+      Sealed ? atrex::getInteger(*Sealed, "version") : std::nullopt;
   if (!Sealed || Sealed->getString("format") != "atrex-sealed" ||
-      atrex::getInteger(*Sealed, "version") != 1)
+      !SealedVersion || *SealedVersion < 1 || *SealedVersion > 2)
     return createStringError(SealedPath +
-                             ": not an atrex-sealed version 1 file");
+                             ": not an atrex-sealed version 1 or 2 file");
   if (!Weights || Weights->getString("format") != "atrex-sealed-weights" ||
       atrex::getInteger(*Weights, "version") != 1)
     return createStringError(WeightsPath +

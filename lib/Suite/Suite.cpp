@@ -516,8 +516,9 @@ Expected<Suite> expandSuite(const Config &C, const OperatorLibrary &Ops,
                                        toString(R.takeError()));
             Pending New;
             New.P = std::move(P);
+            // The weight model has its own least time per call (min_kernel_us), not the score's latency floor.
             New.TimeSeconds =
-                std::max(R->primary().seconds(), C.MinKernelUs * 1e-6);
+                std::max(R->primary().noFloorSeconds(), C.MinKernelUs * 1e-6);
             It = Problems.emplace(Key, std::move(New)).first;
           }
           int64_t Calls = cantFail(evaluate(Call.Calls, ModelVars));

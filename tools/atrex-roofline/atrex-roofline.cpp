@@ -206,6 +206,9 @@ llvm::json::Value rowToJSON(const Row &row) {
       {"regime", primary.memoryBound() ? "memory" : "compute"},
       {"ceiling", row.measured ? "measured" : "datasheet"},
       {"t_roofline_s", primary.seconds()},
+      {"t_roofline_nofloor_s", primary.noFloorSeconds()},
+      {"t_latency_floor_s", primary.floorSeconds},
+      {"floor_bound", primary.floorBound()},
       {"t_roofline_datasheet_s", row.datasheet.seconds()},
       {"t_roofline_measured_s",
        row.measured ? llvm::json::Value(row.measured->seconds())

@@ -1,7 +1,8 @@
 //===- Roofline.h - hardware table and roofline times -----------*- C++ -*-===//
 //
 // Part of atrex. The hardware table (hw/gpus.json, documented in docs/hardware-table.md)
-// and T_roofline = max(max_e sum_d FLOPs_e,d / peak_e,d, bytes / bandwidth):
+// and T_roofline = max(max_e sum_d FLOPs_e,d / peak_e,d, bytes / bandwidth,
+// T_floor) (T_floor: the measured latency floor, 0 for datasheet ceilings):
 // the matrix and vector engines run concurrently (see docs/roofline.md for
 // the H200 measurement that rules out summing over engines).
 //
@@ -26,6 +27,10 @@ namespace atrex {
 /// ceiling). Peaks in FLOP/s, bandwidth in bytes/s.
 struct Ceilings {
   double bandwidth = 0;
+  /// The latency floor: the shortest time the gate measures for a trivial
+  /// kernel on this GPU, in its own timing mode (`floor_us` in the table;
+  /// measured ceilings only, 0 where not measured). docs/roofline.md.
+  double floorSeconds = 0;
   /// engine ("matrix"/"vector") -> table dtype ("bf16", "fp8", ...) -> FLOP/s.
   std::map<std::string, std::map<std::string, double>> peaks;
   std::string source;
@@ -48,8 +53,14 @@ std::string tableDtype(llvm::StringRef countedDtype);
 struct RooflineTime {
   double computeSeconds = 0;
   double memorySeconds = 0;
-  double seconds() const { return std::max(computeSeconds, memorySeconds); }
+  double floorSeconds = 0; ///< the ceilings' latency floor
+  /// T_roofline = max(T_compute, T_memory, T_floor).
+  double seconds() const { return std::max(noFloorSeconds(), floorSeconds); }
+  /// max(T_compute, T_memory): the roofline without the latency floor.
+  double noFloorSeconds() const { return std::max(computeSeconds, memorySeconds); }
   bool memoryBound() const { return memorySeconds >= computeSeconds; }
+  /// The latency floor decides T_roofline (the work alone would take less).
+  bool floorBound() const { return floorSeconds > noFloorSeconds(); }
 };
 
 /// T_roofline of `work` under `ceilings`. A matrix dtype without a matrix

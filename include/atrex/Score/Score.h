@@ -51,6 +51,8 @@ struct ProblemScore {
   std::optional<GateResult> Result; ///< the latest result, if any
   unsigned ResultCount = 0;         ///< result lines for this problem
   double S = 0;
+  /// S_i against the roofline without the latency floor (docs/roofline.md).
+  double SNoFloor = 0;
   /// Why S is 0 ("" when it is not): missing, error, compile, correctness,
   /// failed, no-timing, suspicious, verdict.
   std::string ZeroReason;
@@ -88,6 +90,7 @@ struct SetScore {
   std::string LintFile;
   std::vector<ProblemScore> Problems; ///< in suite order
   double SAgg = 0;
+  double SAggNoFloor = 0; ///< S_agg of the SNoFloor values
   std::map<std::string, PartScore> Phases;  ///< prefill, decode
   std::map<std::string, PartScore> Regimes; ///< memory, compute
   double CorrectnessRate = 0;

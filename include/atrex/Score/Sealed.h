@@ -31,6 +31,9 @@ struct Roofline {
   /// (`t_floor_s`, data-dependent operators); absent: TDatasheetS.
   std::optional<double> TFloorS;
   std::optional<double> TMeasuredS;
+  /// The score ceiling without the latency floor (`t_roofline_nofloor_s`,
+  /// bundles since 2026-12-02); absent (older bundles, no floor): TRooflineS.
+  std::optional<double> TNoFloorS;
   std::string Ceiling;  ///< "measured" or "datasheet"
   std::string Regime;   ///< "memory" or "compute"
   double Intensity = 0; ///< FLOP per byte
@@ -39,6 +42,7 @@ struct Roofline {
 
   /// The impossibility floor: a time below it is suspicious.
   double floorS() const { return TFloorS.value_or(TDatasheetS); }
+  double noFloorS() const { return TNoFloorS.value_or(TRooflineS); }
 };
 
 struct SuiteProblem {

@@ -117,6 +117,23 @@ TEST(ScoreTest, FloorFromLeastWork) {
             "us");
 }
 
+TEST(ScoreTest, LatencyFloorAndTheFloorFreeScore) {
+  // Problem a (10 us roofline) whose work alone takes 2 us: the latency floor
+  // decides T_roofline. At 20 us S = 10/20 and the floor-free S = 2/20; S_agg
+  // and its floor-free twin follow. A version-1 bundle (no nofloor value) has
+  // SNoFloor == S.
+  SealedBundle B = bundle();
+  B.Problems[0].Rooflines["H200"].TNoFloorS = 2e-6;
+  ScoreReport R = scoreOne(set("s", {passed("a", 20)}), B);
+  EXPECT_DOUBLE_EQ(byId(R.Sets[0], "a").S, 0.5);
+  EXPECT_DOUBLE_EQ(byId(R.Sets[0], "a").SNoFloor, 0.1);
+  double W = R.Weights.at("a");
+  EXPECT_DOUBLE_EQ(R.Sets[0].SAgg, W * 0.5);
+  EXPECT_DOUBLE_EQ(R.Sets[0].SAggNoFloor, W * 0.1);
+  R = scoreOne(set("s", {passed("a", 20)}));
+  EXPECT_DOUBLE_EQ(byId(R.Sets[0], "a").SNoFloor, byId(R.Sets[0], "a").S);
+}
+
 TEST(ScoreTest, DelegationZeroedUnlessBaseline) {
   std::vector<GateResult> Rs = {
       passed("a", 20, "fallback"), passed("b", 40, "no-kernel"),

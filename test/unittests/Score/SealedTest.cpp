@@ -82,12 +82,12 @@ TEST(SealedTest, FormatAndVersion) {
   EXPECT_EQ(errorOf(B.takeError()),
             "'s.json': format is \"atrex-public\", expected \"atrex-sealed\"");
   std::string V2 = Text;
-  V2.replace(V2.find("\"version\": 1"), 12, "\"version\": 2");
+  V2.replace(V2.find("\"version\": 1"), 12, "\"version\": 3");
   B = parseSealed("s.json", V2);
   ASSERT_FALSE(bool(B));
   EXPECT_EQ(errorOf(B.takeError()),
-            "'s.json': unsupported atrex-sealed version 2 (this atrex reads "
-            "version 1)");
+            "'s.json': unsupported atrex-sealed version 3 (this atrex reads "
+            "versions 1-2)");
   B = parseSealed("s.json", "{\"version\": 1}");
   ASSERT_FALSE(bool(B));
   EXPECT_EQ(errorOf(B.takeError()),
