@@ -23,6 +23,10 @@ DEBS=(
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev libcurl4-openssl-dev
   # unit tests
   googletest libgtest-dev libgmock-dev
+  # the runtime's JSON reader/writer and its tools' command lines (header-only;
+  # a GPU machine without a package registry gets them from
+  # scripts/fetch-device-debs.sh's .debs/)
+  nlohmann-json3-dev libcli11-dev
   # headless browser for the HTML score report test (test/score)
   chromium
   # HIP headers (HIP submissions are parsed with them; runtime HIP backend compiles against them)

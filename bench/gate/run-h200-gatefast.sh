@@ -8,7 +8,8 @@
 #   STEPS="build compile-naive suite-naive perunit-naive" DEADLINE_S=560 bash bench/gate/run-h200-gatefast.sh
 #
 # build            runtime/ with tests (Ninja, -j16) into /tmp/b (kept while the machine stays
-#                  warm: skipped when /tmp/b was built from the same COMMIT)
+#                  warm: skipped when /tmp/b was built from the same COMMIT); nlohmann-json and
+#                  CLI11 from .debs/ (scripts/fetch-device-debs.sh) where the machine lacks them
 # compile-SET      atrex-gate --compile-only --jobs 16 of bench/sets/plan-suite-SET.json into
 #                  the cache /tmp/gate-cache (SET: naive, production)
 # suite-SET        the whole default suite (327 problems) for SET, default path (worker
@@ -58,11 +59,13 @@ PY
       echo "build: kept (/tmp/b from $COMMIT)"
     else
       t0=$SECONDS
+      # nlohmann-json and CLI11 (header-only): the carried .debs/ where the machine lacks them
+      rtinc=$(scripts/device-headers.sh $B-debs)
       cmake -S runtime -B $B -G Ninja -DATREX_PYTHON=python3 -DCMAKE_BUILD_TYPE=Release \
-        -DATREX_RT_GIT_COMMIT="$COMMIT" >/dev/null &&
+        -DATREX_RT_GIT_COMMIT="$COMMIT" $rtinc >/dev/null &&
         cmake --build $B -j16 2>&1 | grep -E 'error|FAILED|warning: unused'
       echo "$COMMIT" > $B/.commit
-      echo "build: $((SECONDS - t0)) s"
+      echo "build: $((SECONDS - t0)) s (${rtinc:-nlohmann-json and CLI11 from the system})"
     fi
   fi
   for s in naive production; do

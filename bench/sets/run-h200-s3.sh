@@ -59,7 +59,8 @@ while p+60<=len(d):
     p+=60+s+(s&1)" "$deb" build/hip-deb)
     fi
     [[ -d build/hip-deb/usr/include ]] && hipdef=(-DATREX_HIP_SOURCE_INCLUDE_DIR=$PWD/build/hip-deb/usr/include)
-    cmake -S runtime -B $B -G Ninja -DATREX_PYTHON=python3 -DCMAKE_BUILD_TYPE=Release "${hipdef[@]}" >/dev/null &&
+    rtinc=$(scripts/device-headers.sh build/rt-debs) # nlohmann-json, CLI11 from .debs/ if absent
+    cmake -S runtime -B $B -G Ninja -DATREX_PYTHON=python3 -DCMAKE_BUILD_TYPE=Release "${hipdef[@]}" $rtinc >/dev/null &&
       cmake --build $B -j16 2>&1 | grep -E 'error|FAILED'
     echo "build: $((SECONDS - t0)) s (HIP: ${hipdef[*]:-none})"
   fi

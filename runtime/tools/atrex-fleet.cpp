@@ -18,6 +18,7 @@
 #include "atrex-rt/GateRun.h"
 #include "atrex-rt/Plan.h"
 #include "atrex-rt/Supervisor.h"
+#include "Cli.h"
 
 #include <cstdio>
 #include <ctime>
@@ -180,39 +181,37 @@ struct Flags {
   }
 };
 
+// The command's options through CLI11 (tools/Cli.h): every valued option may
+// repeat (one value each, kept in the order given: the later one wins where
+// one counts, repeatable ones append).
 Flags parseFlags(int argc, char **argv, const std::set<std::string> &valued, const std::set<std::string> &boolean,
                  bool allowRest) {
   Flags f;
-  for (int i = 2; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--" && allowRest) {
-      for (++i; i < argc; ++i)
-        f.rest.push_back(argv[i]);
-      break;
+  CLI::App app;
+  cli::configure(app);
+  for (const std::string &name : valued)
+    cli::repeatable(app.add_option(name));
+  for (const std::string &name : boolean)
+    app.add_flag(name);
+  cli::Leftover left;
+  const std::string usageHint = std::string(kUsage) + "(atrex-fleet --help for the options)\n";
+  if (auto rc = cli::parse(app, argc, argv, 2, "atrex-fleet", std::string(kUsage) + kHelp, usageHint, left))
+    std::exit(*rc);
+  if (!left.unknown.empty())
+    usageError("unknown option '" + left.unknown.front() + "' for " + argv[1]);
+  if (left.sawDashDash && !allowRest)
+    usageError("unknown option '--' for " + std::string(argv[1]));
+  f.rest = left.rest;
+  std::map<const CLI::Option *, size_t> seen;
+  for (const CLI::Option *opt : app.parse_order()) {
+    std::string name = opt->get_name();
+    if (boolean.count(name)) {
+      f.bools.insert(name);
+      continue;
     }
-    if (a == "--help" || a == "-h") {
-      std::cout << kUsage << kHelp;
-      std::exit(0);
-    }
-    std::string value;
-    bool inlineValue = false;
-    if (auto eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = a.substr(eq + 1);
-      a = a.substr(0, eq);
-      inlineValue = true;
-    }
-    if (boolean.count(a) && !inlineValue) {
-      f.bools.insert(a);
-    } else if (valued.count(a)) {
-      if (!inlineValue) {
-        if (i + 1 >= argc)
-          usageError(a + " needs a value");
-        value = argv[++i];
-      }
-      f.items.emplace_back(a, value);
-    } else {
-      usageError("unknown option '" + a + "' for " + argv[1]);
-    }
+    size_t &i = seen[opt];
+    if (i < opt->results().size())
+      f.items.emplace_back(name, opt->results()[i++]);
   }
   if (!f.get("--dir"))
     usageError(std::string(argv[1]) + ": --dir RUN is required");

@@ -21,6 +21,7 @@
 #include "atrex-rt/Measurement.h"
 #include "atrex-rt/Ops.h"
 #include "atrex-rt/Protocol.h"
+#include "Cli.h"
 
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAGraph.h>
@@ -666,18 +667,24 @@ int workerMain(int argc, char **argv) {
   if (!gReportOut)
     gReportOut = stdout;
   std::string jobPath;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--job" && i + 1 < argc)
-      jobPath = argv[++i];
-    else if (a == "--probe")
-      return probe();
-    else {
-      std::cerr << "usage: atrex-gate-worker --job JOB.json < \"SEED... [KEY]\"\n"
-                   "       atrex-gate-worker --probe\n";
-      return 2;
-    }
+  bool probeOnly = false;
+  // CLI11 as every runtime tool reads it (tools/Cli.h). The gate starts the
+  // worker; its options are docs/gate.md's ("Worker runs").
+  const char *const usage = "usage: atrex-gate-worker --job JOB.json < \"SEED... [KEY]\"\n"
+                            "       atrex-gate-worker --probe\n";
+  CLI::App app;
+  cli::configure(app);
+  app.add_option("--job", jobPath);
+  app.add_flag("--probe", probeOnly);
+  cli::Leftover left;
+  if (auto rc = cli::parse(app, argc, argv, 1, "atrex-gate-worker", usage, usage, left, std::cerr))
+    return *rc == 0 ? 2 : *rc; // --help: the usage, exit 2 as before
+  if (!left.unknown.empty() || left.sawDashDash) {
+    std::cerr << usage;
+    return 2;
   }
+  if (probeOnly)
+    return probe();
   if (jobPath.empty())
     finish(protocol::kError, protocol::kStageSetup, "no --job given");
   gPhaseFd = open((jobPath + ".phase").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

@@ -22,6 +22,7 @@
 #include "atrex-rt/Protocol.h"
 #include "atrex-rt/Stage.h"
 #include "atrex-rt/Supervisor.h"
+#include "Cli.h"
 
 #include <algorithm>
 #include <chrono>
@@ -193,59 +194,46 @@ extern "C" void onTerminate(int sig) {
 int main(int argc, char **argv) {
   for (int sig : {SIGTERM, SIGINT, SIGHUP})
     std::signal(sig, onTerminate);
-  std::string planPath, outPath, shardText = "0/1", cacheDir, worker, jobDir;
-  bool quiet = false, resume = false, compileOnly = false, check = false, workerPerUnit = false;
+  std::string planPath, outPath, shardText = "0/1", cacheDir, worker, jobDir, jobsText;
+  bool quiet = false, resume = false, compileOnly = false, check = false, workerPerUnit = false, version = false;
   unsigned jobsOpt = 0;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::cerr << "atrex-gate: " << a << " needs a value\n";
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (a == "--plan")
-      planPath = value();
-    else if (a == "--out")
-      outPath = value();
-    else if (a == "--shard")
-      shardText = value();
-    else if (a == "--cache")
-      cacheDir = value();
-    else if (a == "--worker")
-      worker = value();
-    else if (a == "--quiet")
-      quiet = true;
-    else if (a == "--resume")
-      resume = true;
-    else if (a == "--compile-only")
-      compileOnly = true;
-    else if (a == "--check")
-      check = true;
-    else if (a == "--worker-per-unit")
-      workerPerUnit = true;
-    else if (a == "--jobs") {
-      std::string v = value();
-      char *end = nullptr;
-      long n = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end || n < 1 || n > 256) {
-        std::cerr << "atrex-gate: error: --jobs '" << v << "': expected 1..256\n";
-        return 2;
-      }
-      jobsOpt = static_cast<unsigned>(n);
-    } else if (a == "--version") {
-      std::cout << "atrex-gate " ATREX_RT_VERSION " (commit " ATREX_RT_GIT_COMMIT ", CUDA " ATREX_RT_CUDA_VERSION
-                   ", torch " ATREX_RT_TORCH_VERSION ")\n";
-      return 0;
-    } else if (a == "--help" || a == "-h") {
-      std::cout << kUsage << kHelp;
-      return 0;
-    } else {
-      std::cerr << "atrex-gate: unknown option '" << a << "'\n" << kUsage
-                << "(atrex-gate --help for the options)\n";
+  // The options (their reference: kHelp); CLI11 as every runtime tool reads it (Cli.h).
+  CLI::App app;
+  cli::configure(app);
+  app.add_option("--plan", planPath);
+  app.add_option("--out", outPath);
+  app.add_option("--shard", shardText);
+  app.add_option("--cache", cacheDir);
+  app.add_option("--worker", worker);
+  app.add_option("--jobs", jobsText);
+  app.add_flag("--quiet", quiet);
+  app.add_flag("--resume", resume);
+  app.add_flag("--compile-only", compileOnly);
+  app.add_flag("--check", check);
+  app.add_flag("--worker-per-unit", workerPerUnit);
+  app.add_flag("--version", version);
+  const std::string usageHint = std::string(kUsage) + "(atrex-gate --help for the options)\n";
+  cli::Leftover left;
+  if (auto rc = cli::parse(app, argc, argv, 1, "atrex-gate", std::string(kUsage) + kHelp, usageHint, left))
+    return *rc;
+  if (!left.unknown.empty() || left.sawDashDash) {
+    std::cerr << "atrex-gate: unknown option '" << (left.unknown.empty() ? "--" : left.unknown.front()) << "'\n"
+              << usageHint;
+    return 2;
+  }
+  if (version) {
+    std::cout << "atrex-gate " ATREX_RT_VERSION " (commit " ATREX_RT_GIT_COMMIT ", CUDA " ATREX_RT_CUDA_VERSION
+                 ", torch " ATREX_RT_TORCH_VERSION ")\n";
+    return 0;
+  }
+  if (app.count("--jobs")) {
+    char *end = nullptr;
+    long n = std::strtol(jobsText.c_str(), &end, 10);
+    if (jobsText.empty() || *end || n < 1 || n > 256) {
+      std::cerr << "atrex-gate: error: --jobs '" << jobsText << "': expected 1..256\n";
       return 2;
     }
+    jobsOpt = static_cast<unsigned>(n);
   }
   if (check) {
     if (worker.empty())

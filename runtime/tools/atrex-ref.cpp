@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "atrex-rt/OpSpecs.h"
 #include "atrex-rt/Reference.h"
+#include "Cli.h"
 
 #include <chrono>
 #include <cstdio>
@@ -19,8 +20,7 @@
 
 using namespace atrex::rt;
 
-static void usage() {
-  std::cerr << "usage:\n"
+static const char *const kUsage = "usage:\n"
                "  atrex-ref --list | --list-json\n"
                "  atrex-ref --op NAME --signature\n"
                "  atrex-ref --op NAME --shape K=V,... --seed N --out DIR [--device cpu|cuda]\n"
@@ -29,58 +29,43 @@ static void usage() {
                "      suite validity: one JSON line per problem of PROBLEMS.json (an object\n"
                "      with a \"problems\" array of {id?, operator, shape}, e.g. a sealed\n"
                "      bundle); exit 1 when a problem is invalid\n";
-}
+static void usage() { std::cerr << kUsage; }
 
 int main(int argc, char **argv) {
   std::string op, shapeText, out, device = "cpu", checkDir, candDir, validatePath;
   uint64_t seed = 0;
   bool haveSeed = false, list = false, listJson = false, signature = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](const char *flag) -> std::string {
-      if (i + 1 >= argc) {
-        std::cerr << "atrex-ref: " << flag << " needs a value\n";
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (a == "--list")
-      list = true;
-    else if (a == "--list-json")
-      listJson = true;
-    else if (a == "--signature")
-      signature = true;
-    else if (a == "--op")
-      op = value("--op");
-    else if (a == "--shape")
-      shapeText = value("--shape");
-    else if (a == "--seed") {
-      std::string s = value("--seed");
-      char *end = nullptr;
-      seed = std::strtoull(s.c_str(), &end, 10);
-      if (s.empty() || *end) {
-        std::cerr << "atrex-ref: --seed '" << s << "' is not a non-negative integer\n";
-        return 2;
-      }
-      haveSeed = true;
-    } else if (a == "--out")
-      out = value("--out");
-    else if (a == "--device")
-      device = value("--device");
-    else if (a == "--check")
-      checkDir = value("--check");
-    else if (a == "--candidate")
-      candDir = value("--candidate");
-    else if (a == "--validate")
-      validatePath = value("--validate");
-    else if (a == "-h" || a == "--help") {
-      usage();
-      return 0;
-    } else {
-      std::cerr << "atrex-ref: unknown argument '" << a << "'\n";
-      usage();
+  std::string seedText;
+  // CLI11 as every runtime tool reads it (tools/Cli.h); the usage above is the reference.
+  CLI::App app;
+  cli::configure(app);
+  app.add_flag("--list", list);
+  app.add_flag("--list-json", listJson);
+  app.add_flag("--signature", signature);
+  app.add_option("--op", op);
+  app.add_option("--shape", shapeText);
+  app.add_option("--seed", seedText);
+  app.add_option("--out", out);
+  app.add_option("--device", device);
+  app.add_option("--check", checkDir);
+  app.add_option("--candidate", candDir);
+  app.add_option("--validate", validatePath);
+  cli::Leftover left;
+  if (auto rc = cli::parse(app, argc, argv, 1, "atrex-ref", kUsage, kUsage, left, std::cerr))
+    return *rc;
+  if (!left.unknown.empty() || left.sawDashDash) {
+    std::cerr << "atrex-ref: unknown argument '" << (left.unknown.empty() ? "--" : left.unknown.front()) << "'\n";
+    usage();
+    return 2;
+  }
+  if (app.count("--seed")) {
+    char *end = nullptr;
+    seed = std::strtoull(seedText.c_str(), &end, 10);
+    if (seedText.empty() || *end) {
+      std::cerr << "atrex-ref: --seed '" << seedText << "' is not a non-negative integer\n";
       return 2;
     }
+    haveSeed = true;
   }
 
   try {

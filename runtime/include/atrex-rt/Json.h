@@ -1,8 +1,15 @@
-//===- Json.h - Minimal JSON value, parser and writer -----------*- C++ -*-===//
+//===- Json.h - The runtime's JSON value (nlohmann-json underneath) -*- C++ -*-===//
 //
-// The runtime must build without LLVM (llvm::json) and without extra
-// packages, so it carries this small JSON implementation. Objects keep their
-// insertion order so that written results are stable and diffable.
+// The runtime builds without LLVM (no llvm::json). Parsing and writing are
+// nlohmann-json's (Debian nlohmann-json3-dev, header-only; Json.cpp): this
+// class is the value the ~40 users of the runtime hold, with typed lookups
+// whose errors name the key and the kinds (plans, results and job documents
+// are validated through them). Objects keep their insertion order so that
+// written results are stable and diffable (nlohmann::ordered_json on output).
+//
+// Why not nlohmann::ordered_json itself: its children are ordered_json, so
+// get() could not hand out a Json* without rewriting every call site;
+// nlohmann 3.12's custom base class would allow it, Debian 12 has 3.11.2.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ATREX_RT_JSON_H
@@ -83,16 +90,20 @@ public:
   bool getBool(const std::string &key, bool def) const;
 
   // Compact single-line text (JSON Lines) or indented with `indent` spaces.
+  // Doubles with 9 significant digits, NaN/Inf as null, bytes that are not
+  // UTF-8 as U+FFFD.
   std::string dump(int indent = -1) const;
 
-  // Parses a whole document; throws JsonError "<what>:<line>:<col>: message".
+  // Parses a whole document (RFC 8259; nesting up to 256 levels, no
+  // duplicate keys); throws JsonError "<what>:<line>:<col>: message".
   static Json parse(const std::string &text, const std::string &what = "<json>");
 
   bool operator==(const Json &other) const;
   bool operator!=(const Json &other) const { return !(*this == other); }
 
 private:
-  void dumpTo(std::string &out, int indent, int depth) const;
+  friend class JsonReader; // Json.cpp: nlohmann's SAX events -> Json
+  friend struct JsonCodec; // Json.cpp: Json -> nlohmann::ordered_json for dump()
   const char *kindName() const;
 
   Kind kind = Kind::Null;

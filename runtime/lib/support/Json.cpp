@@ -1,13 +1,28 @@
-//===- Json.cpp - Minimal JSON value, parser and writer -------------------===//
+//===- Json.cpp - The runtime's JSON value over nlohmann-json ---------------===//
+//
+// Parsing and writing are nlohmann-json's (Debian nlohmann-json3-dev): its
+// parser through the SAX interface, building Json values directly, and its
+// serializer on an nlohmann::ordered_json copy (key order kept). What is
+// here: the value's typed accessors (errors naming the key and the kinds)
+// and the reader's guarantees on top of nlohmann's (nesting limit,
+// duplicate keys rejected, errors "<what>:<line>:<col>: message").
+//
+//===----------------------------------------------------------------------===//
 #include "atrex-rt/Json.h"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
+#include <unordered_set>
 
 namespace atrex::rt {
 
@@ -167,324 +182,230 @@ bool Json::operator==(const Json &o) const {
   }
 }
 
-static void escapeString(std::string &out, const std::string &s) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    case '\n': out += "\\n"; break;
-    case '\r': out += "\\r"; break;
-    case '\t': out += "\\t"; break;
-    case '\b': out += "\\b"; break;
-    case '\f': out += "\\f"; break;
-    default:
-      if (c < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-        out += buf;
-      } else {
-        out += static_cast<char>(c);
-      }
-    }
-  }
-  out += '"';
-}
+// ---- writing: nlohmann's serializer ------------------------------------------
+namespace {
+using njson = nlohmann::ordered_json;
 
-void Json::dumpTo(std::string &out, int indent, int depth) const {
-  auto newline = [&](int d) {
-    if (indent < 0)
-      return;
-    out += '\n';
-    out.append(static_cast<size_t>(indent * d), ' ');
-  };
-  switch (kind) {
-  case Kind::Null: out += "null"; break;
-  case Kind::Bool: out += boolValue ? "true" : "false"; break;
-  case Kind::Int: out += std::to_string(intValue); break;
-  case Kind::Double: {
-    if (!std::isfinite(doubleValue)) {
-      // JSON has no NaN/Inf; write null (documented in the result schema).
-      out += "null";
-      break;
-    }
-    char buf[32];
-    std::snprintf(buf, sizeof(buf), "%.9g", doubleValue);
-    out += buf;
-    // Keep doubles recognisable as such when read back.
-    if (!std::strpbrk(buf, ".eEn"))
-      out += ".0";
-    break;
-  }
-  case Kind::String: escapeString(out, stringValue); break;
-  case Kind::Array:
-    out += '[';
-    for (size_t i = 0; i < arrayValue.size(); ++i) {
-      if (i)
-        out += indent < 0 ? "," : ",";
-      newline(depth + 1);
-      arrayValue[i].dumpTo(out, indent, depth + 1);
-    }
-    if (!arrayValue.empty())
-      newline(depth);
-    out += ']';
-    break;
-  case Kind::Object:
-    out += '{';
-    for (size_t i = 0; i < objectValue.size(); ++i) {
-      if (i)
-        out += ',';
-      newline(depth + 1);
-      escapeString(out, objectValue[i].first);
-      out += indent < 0 ? ":" : ": ";
-      objectValue[i].second.dumpTo(out, indent, depth + 1);
-    }
-    if (!objectValue.empty())
-      newline(depth);
-    out += '}';
-    break;
-  }
+// Doubles are written with 9 significant digits, as the runtime always wrote
+// them (timings and errors, not bit patterns): rounded here, nlohmann's
+// serializer (Grisu2) then writes a text that reads back as the rounded
+// value: its 9 digits or fewer, except rarely where Grisu2 is not shortest
+// (1.84467441e19 is written 1.8446744099999998e+19; it still reads back the
+// same). From 1e9 up to 1e16 nlohmann writes positionally (1500000000.0).
+double round9(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.9g", v);
+  return std::strtod(buf, nullptr);
 }
+} // namespace
+
+// A friend of Json (reads its storage without the kind checks).
+struct JsonCodec {
+  static njson toNlohmann(const Json &j) {
+    switch (j.kind) {
+    case Json::Kind::Null: return njson();
+    case Json::Kind::Bool: return njson(j.boolValue);
+    case Json::Kind::Int: return njson(j.intValue);
+    case Json::Kind::Double:
+      // JSON has no NaN/Inf: null (documented in the result schema); nlohmann
+      // writes null for them too, checked here so the rounding never sees them.
+      return std::isfinite(j.doubleValue) ? njson(round9(j.doubleValue)) : njson();
+    case Json::Kind::String: return njson(j.stringValue);
+    case Json::Kind::Array: {
+      njson out = njson::array();
+      auto &arr = *out.get_ptr<njson::array_t *>();
+      arr.reserve(j.arrayValue.size());
+      for (const Json &v : j.arrayValue)
+        arr.push_back(toNlohmann(v));
+      return out;
+    }
+    case Json::Kind::Object: {
+      njson out = njson::object();
+      // Keys are unique already (set() replaces, the reader rejects
+      // duplicates): append without ordered_map's linear key search.
+      auto &obj = *out.get_ptr<njson::object_t *>();
+      obj.reserve(j.objectValue.size());
+      for (const auto &kv : j.objectValue)
+        obj.push_back({kv.first, toNlohmann(kv.second)});
+      return out;
+    }
+    }
+    return njson();
+  }
+};
 
 std::string Json::dump(int indent) const {
-  std::string out;
-  dumpTo(out, indent, 0);
-  return out;
+  // Bytes that are not UTF-8 (a child's stderr tail, a path) become U+FFFD
+  // rather than an exception or a document no JSON reader accepts.
+  return JsonCodec::toNlohmann(*this).dump(indent, ' ', false, njson::error_handler_t::replace);
 }
 
+// ---- reading: nlohmann's parser, through its SAX interface ---------------------
 namespace {
-class Parser {
-public:
-  Parser(const std::string &text, const std::string &what) : s(text), what(what) {}
+constexpr size_t kMaxDepth = 256;
 
-  Json parseDocument() {
+// Input iterator over the text that records how far nlohmann's lexer has read
+// (the position of a duplicate key, which the SAX events do not carry).
+struct CountingIter {
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char *;
+  using reference = const char &;
+  const char *p = nullptr;
+  size_t *consumed = nullptr;
+  const char *base = nullptr;
+  reference operator*() const { return *p; }
+  CountingIter &operator++() {
+    ++p;
+    *consumed = static_cast<size_t>(p - base);
+    return *this;
+  }
+  CountingIter operator++(int) {
+    CountingIter old = *this;
+    ++*this;
+    return old;
+  }
+  bool operator==(const CountingIter &o) const { return p == o.p; }
+  bool operator!=(const CountingIter &o) const { return p != o.p; }
+};
+} // namespace
+
+// Builds Json values from nlohmann's SAX events: no intermediate DOM; nesting
+// deeper than kMaxDepth and duplicate keys are errors (nlohmann accepts both).
+class JsonReader {
+public:
+  JsonReader(const std::string &text, const std::string &what) : text(text), what(what) {}
+
+  Json run() {
+    CountingIter first{text.data(), &consumed, text.data()};
+    CountingIter last{text.data() + text.size(), &consumed, text.data()};
+    njson::sax_parse(first, last, this);
+    if (!error.empty())
+      throw JsonError(error);
+    return std::move(result);
+  }
+
+  // SAX interface (nlohmann::json_sax).
+  bool null() { return value(Json()); }
+  bool boolean(bool v) { return value(Json(v)); }
+  bool number_integer(int64_t v) { return number(Json(static_cast<long long>(v))); }
+  bool number_unsigned(uint64_t v) {
+    // Integers beyond int64 are doubles, as the runtime always read them.
+    if (v > static_cast<uint64_t>(INT64_MAX))
+      return number(Json(static_cast<double>(v)));
+    return number(Json(static_cast<long long>(v)));
+  }
+  bool number_float(double v, const std::string &) { return number(Json(v)); }
+  bool string(std::string &v) { return value(Json(std::move(v))); }
+  bool binary(njson::binary_t &) { return fail(consumed, "binary values are not JSON"); }
+  bool start_object(size_t) { return open(Json::object()); }
+  bool key(std::string &k) {
+    if (!keys.back().insert(k).second)
+      return fail(consumed, "duplicate key '" + k + "'");
+    pendingKey = std::move(k);
+    accepted = consumed;
+    return true;
+  }
+  bool end_object() { return close(); }
+  bool start_array(size_t) { return open(Json::array()); }
+  bool end_array() { return close(); }
+  bool parse_error(size_t, const std::string &, const nlohmann::detail::exception &ex) {
+    // nlohmann's message is "[json.exception.parse_error.N] parse error at
+    // line L, column C: <message>" (where its lexer stopped): keep <message>
+    // and place it at the token that failed, the first one after the last
+    // token the parser accepted (and the ',' or ':' after that).
+    std::string msg = ex.what();
+    if (msg.rfind("[json.exception.", 0) == 0 && msg.find("] ") != std::string::npos)
+      msg = msg.substr(msg.find("] ") + 2);
+    if (msg.rfind("parse error", 0) == 0 && msg.find(": ") != std::string::npos)
+      msg = msg.substr(msg.find(": ") + 2);
+    size_t at = accepted;
+    auto skipSpace = [&] {
+      while (at < text.size() && (text[at] == ' ' || text[at] == '\t' || text[at] == '\n' || text[at] == '\r'))
+        ++at;
+    };
     skipSpace();
-    Json v = parseValue(0);
-    skipSpace();
-    if (pos != s.size())
-      fail("trailing characters after the JSON value");
-    return v;
+    if (at < text.size() && (text[at] == ',' || text[at] == ':')) {
+      ++at;
+      skipSpace();
+    }
+    return fail(at, msg);
   }
 
 private:
-  [[noreturn]] void fail(const std::string &msg) const {
+  bool fail(size_t offset, const std::string &msg) {
     size_t line = 1, col = 1;
-    for (size_t i = 0; i < pos && i < s.size(); ++i) {
-      if (s[i] == '\n') {
+    for (size_t i = 0; i < offset && i < text.size(); ++i) {
+      if (text[i] == '\n') {
         ++line;
         col = 1;
       } else {
         ++col;
       }
     }
-    throw JsonError(what + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + msg);
-  }
-  void skipSpace() {
-    while (pos < s.size() && (s[pos] == ' ' || s[pos] == '\t' || s[pos] == '\n' || s[pos] == '\r'))
-      ++pos;
-  }
-  bool consume(const char *lit) {
-    size_t n = std::strlen(lit);
-    if (s.compare(pos, n, lit) == 0) {
-      pos += n;
-      return true;
-    }
+    if (error.empty())
+      error = what + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + msg;
     return false;
   }
-  Json parseValue(int depth) {
-    if (depth > 256)
-      fail("nesting too deep");
-    if (pos >= s.size())
-      fail("unexpected end of input");
-    char c = s[pos];
-    if (c == '{')
-      return parseObject(depth);
-    if (c == '[')
-      return parseArray(depth);
-    if (c == '"')
-      return Json(parseString());
-    if (consume("true"))
-      return Json(true);
-    if (consume("false"))
-      return Json(false);
-    if (consume("null"))
-      return Json();
-    if (c == '-' || (c >= '0' && c <= '9'))
-      return parseNumber();
-    fail(std::string("unexpected character '") + c + "'");
+  // Places `v` in the open container (or as the document) and returns it.
+  Json *place(Json v) {
+    if (stack.empty()) {
+      result = std::move(v);
+      return &result;
+    }
+    Json &top = *stack.back();
+    if (top.kind == Json::Kind::Array) {
+      top.arrayValue.push_back(std::move(v));
+      return &top.arrayValue.back();
+    }
+    top.objectValue.emplace_back(std::move(pendingKey), std::move(v));
+    return &top.objectValue.back().second;
   }
-  Json parseObject(int depth) {
-    ++pos;
-    Json obj = Json::object();
-    skipSpace();
-    if (pos < s.size() && s[pos] == '}') {
-      ++pos;
-      return obj;
-    }
-    while (true) {
-      skipSpace();
-      if (pos >= s.size() || s[pos] != '"')
-        fail("expected a string key");
-      std::string key = parseString();
-      if (obj.has(key))
-        fail("duplicate key '" + key + "'");
-      skipSpace();
-      if (pos >= s.size() || s[pos] != ':')
-        fail("expected ':' after key '" + key + "'");
-      ++pos;
-      skipSpace();
-      obj.set(key, parseValue(depth + 1));
-      skipSpace();
-      if (pos < s.size() && s[pos] == ',') {
-        ++pos;
-        continue;
-      }
-      if (pos < s.size() && s[pos] == '}') {
-        ++pos;
-        return obj;
-      }
-      fail("expected ',' or '}' in object");
-    }
+  bool value(Json v) {
+    accepted = consumed;
+    place(std::move(v));
+    return true;
   }
-  Json parseArray(int depth) {
-    ++pos;
-    Json arr = Json::array();
-    skipSpace();
-    if (pos < s.size() && s[pos] == ']') {
-      ++pos;
-      return arr;
-    }
-    while (true) {
-      skipSpace();
-      arr.push(parseValue(depth + 1));
-      skipSpace();
-      if (pos < s.size() && s[pos] == ',') {
-        ++pos;
-        continue;
-      }
-      if (pos < s.size() && s[pos] == ']') {
-        ++pos;
-        return arr;
-      }
-      fail("expected ',' or ']' in array");
-    }
+  // The lexer reads one character past a number (unless at the end).
+  bool number(Json v) {
+    bool atEnd = consumed == text.size() && consumed > 0 && text[consumed - 1] >= '0' && text[consumed - 1] <= '9';
+    place(std::move(v));
+    accepted = atEnd || consumed == 0 ? consumed : consumed - 1;
+    return true;
   }
-  static void appendUtf8(std::string &out, uint32_t cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
+  bool open(Json container) {
+    if (stack.size() >= kMaxDepth)
+      return fail(consumed > 0 ? consumed - 1 : 0, "nesting too deep (more than " +
+                                                       std::to_string(kMaxDepth) + " levels)");
+    bool isObject = container.kind == Json::Kind::Object;
+    // The parent only grows after this container closes: the pointer stays valid.
+    stack.push_back(place(std::move(container)));
+    if (isObject)
+      keys.emplace_back();
+    accepted = consumed;
+    return true;
   }
-  uint32_t parseHex4() {
-    if (pos + 4 > s.size())
-      fail("truncated \\u escape");
-    uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) {
-      char c = s[pos++];
-      v <<= 4;
-      if (c >= '0' && c <= '9')
-        v |= c - '0';
-      else if (c >= 'a' && c <= 'f')
-        v |= c - 'a' + 10;
-      else if (c >= 'A' && c <= 'F')
-        v |= c - 'A' + 10;
-      else
-        fail("bad hex digit in \\u escape");
-    }
-    return v;
-  }
-  std::string parseString() {
-    ++pos; // opening quote
-    std::string out;
-    while (true) {
-      if (pos >= s.size())
-        fail("unterminated string");
-      char c = s[pos++];
-      if (c == '"')
-        return out;
-      if (static_cast<unsigned char>(c) < 0x20)
-        fail("control character in string");
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      if (pos >= s.size())
-        fail("unterminated escape");
-      char e = s[pos++];
-      switch (e) {
-      case '"': out += '"'; break;
-      case '\\': out += '\\'; break;
-      case '/': out += '/'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
-      case 'u': {
-        uint32_t cp = parseHex4();
-        if (cp >= 0xD800 && cp < 0xDC00 && s.compare(pos, 2, "\\u") == 0) {
-          pos += 2;
-          uint32_t lo = parseHex4();
-          cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-        }
-        appendUtf8(out, cp);
-        break;
-      }
-      default: fail(std::string("bad escape '\\") + e + "'");
-      }
-    }
-  }
-  Json parseNumber() {
-    size_t start = pos;
-    bool isDouble = false;
-    if (s[pos] == '-')
-      ++pos;
-    while (pos < s.size()) {
-      char c = s[pos];
-      if (c >= '0' && c <= '9') {
-        ++pos;
-      } else if (c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
-        isDouble = true;
-        ++pos;
-      } else {
-        break;
-      }
-    }
-    std::string tok = s.substr(start, pos - start);
-    char *end = nullptr;
-    errno = 0;
-    if (!isDouble) {
-      long long v = std::strtoll(tok.c_str(), &end, 10);
-      if (*end == 0 && errno == 0)
-        return Json(v);
-    }
-    errno = 0;
-    double d = std::strtod(tok.c_str(), &end);
-    if (*end != 0 || tok.empty() || tok == "-")
-      fail("bad number '" + tok + "'");
-    return Json(d);
+  bool close() {
+    if (stack.back()->kind == Json::Kind::Object)
+      keys.pop_back();
+    stack.pop_back();
+    accepted = consumed;
+    return true;
   }
 
-  const std::string &s;
-  std::string what;
-  size_t pos = 0;
+  const std::string &text;
+  const std::string &what;
+  size_t consumed = 0; // characters nlohmann's lexer has read
+  size_t accepted = 0; // the end of the last token the parser accepted
+  Json result;
+  std::vector<Json *> stack;
+  std::vector<std::unordered_set<std::string>> keys; // per open object
+  std::string pendingKey;
+  std::string error;
 };
-} // namespace
 
-Json Json::parse(const std::string &text, const std::string &what) {
-  return Parser(text, what).parseDocument();
-}
+Json Json::parse(const std::string &text, const std::string &what) { return JsonReader(text, what).run(); }
 
 std::string readFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);

@@ -214,6 +214,20 @@ TEST(AtrexFleet, ConfigAndFlagErrorsNameTheirSource) {
   o = sh(kFleet + " submit --plan x.json");
   EXPECT_EQ(o.status, 2);
   EXPECT_NE(o.text.find("submit: --dir RUN is required"), std::string::npos) << o.text;
+  // The command line (CLI11, runtime/tools/Cli.h): stray words and "--" where
+  // the command takes no rest are unknown options; a missing value names its option.
+  o = sh(kFleet + " collect --dir " + d + "/run stray -- x");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.text.find("atrex-fleet: unknown option 'stray' for collect"), std::string::npos) << o.text;
+  o = sh(kFleet + " status --dir " + d + "/run -- x");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.text.find("atrex-fleet: unknown option '--' for status"), std::string::npos) << o.text;
+  o = sh(kFleet + " status --dir");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.text.find("atrex-fleet: --dir: 1 required TEXT missing"), std::string::npos) << o.text;
+  o = sh(kFleet + " --help");
+  EXPECT_EQ(o.status, 0);
+  EXPECT_NE(o.text.find("--gate-arg ARG"), std::string::npos) << o.text;
   o = sh(kFleet + " collect --dir " + d + "/run");
   EXPECT_EQ(o.status, 2);
   EXPECT_NE(o.text.find("error: no atrex fleet run in " + d + "/run (no " + d + "/run/fleet.json)"),

@@ -48,12 +48,55 @@ TEST(Json, RoundTrip) {
 }
 
 TEST(Json, ErrorsNameLineAndColumn) {
+  // nlohmann's message, placed at the token that failed.
   EXPECT_EQ(errorOf([] { Json::parse("{\n  \"a\": tru\n}", "plan.json"); }),
-            "plan.json:2:8: unexpected character 't'");
-  EXPECT_NE(errorOf([] { Json::parse("{\"a\":1,\"a\":2}"); }).find("duplicate key 'a'"),
+            "plan.json:2:8: syntax error while parsing value - invalid literal; last read: '\"a\": tru<U+000A>'");
+  EXPECT_EQ(errorOf([] { Json::parse("{\"a\":1,\n\"a\":2}"); }), "<json>:2:4: duplicate key 'a'");
+  EXPECT_EQ(errorOf([] { Json::parse("[1,2"); }),
+            "<json>:1:5: syntax error while parsing array - unexpected end of input; expected ']'");
+  EXPECT_EQ(errorOf([] { Json::parse("1 2"); }),
+            "<json>:1:3: syntax error while parsing value - unexpected number literal; expected end of input");
+  EXPECT_EQ(errorOf([] { Json::parse("[1,,2]"); }),
+            "<json>:1:4: syntax error while parsing value - unexpected ','; expected '[', '{', or a literal");
+  EXPECT_EQ(errorOf([] { Json::parse("", "empty.json"); }),
+            "empty.json:1:1: syntax error while parsing value - unexpected end of input; expected '[', '{', or a "
+            "literal");
+}
+
+TEST(Json, ReaderLimits) {
+  auto nested = [](int n) { return std::string(n, '[') + std::string(n, ']'); };
+  EXPECT_EQ(errorOf([&] { Json::parse(nested(256)); }), "");
+  EXPECT_EQ(errorOf([&] { Json::parse(nested(257), "deep.json"); }),
+            "deep.json:1:257: nesting too deep (more than 256 levels)");
+  EXPECT_NE(errorOf([] { Json::parse("[1e400]"); }).find("<json>:1:2: number overflow parsing '1e400'"),
             std::string::npos);
-  EXPECT_NE(errorOf([] { Json::parse("[1,2"); }).find("expected ',' or ']'"), std::string::npos);
-  EXPECT_NE(errorOf([] { Json::parse("1 2"); }).find("trailing"), std::string::npos);
+  EXPECT_NE(errorOf([] { Json::parse("\"a\xff\""); }).find("ill-formed UTF-8 byte"), std::string::npos);
+  EXPECT_NE(errorOf([] { Json::parse("\"\\ud83d\""); }).find("surrogate"), std::string::npos);
+  // Integers beyond int64 read as doubles, as before nlohmann.
+  EXPECT_TRUE(Json::parse("9223372036854775807").isInt());
+  EXPECT_EQ(Json::parse("9223372036854775807").asInt(), INT64_MAX);
+  EXPECT_FALSE(Json::parse("9223372036854775808").isInt());
+  EXPECT_EQ(Json::parse("-9223372036854775808").asInt(), INT64_MIN);
+  EXPECT_EQ(Json::parse("-5").asInt(), -5);
+}
+
+TEST(Json, WriterFormat) {
+  // 9 significant digits; integral doubles keep their ".0".
+  EXPECT_EQ(Json(0.1 + 0.2).dump(), "0.3");
+  EXPECT_EQ(Json(1.0 / 3).dump(), "0.333333333");
+  EXPECT_EQ(Json(1e-5).dump(), "1e-05");
+  EXPECT_EQ(Json(1e20).dump(), "1e+20");
+  EXPECT_EQ(Json(-0.0).dump(), "-0.0");
+  EXPECT_EQ(Json(INFINITY).dump(), "null");
+  // Bytes that are not UTF-8 are written as U+FFFD; control bytes escaped.
+  EXPECT_EQ(Json(std::string("a\xff" "b\x01\n")).dump(), "\"a\xef\xbf\xbd" "b\\u0001\\n\"");
+  Json j = Json::object();
+  j.set("b", 1);
+  j.set("a", Json::array());
+  j["a"].push(Json::object());
+  j.set("b", "x"); // keeps its place
+  EXPECT_EQ(j.dump(), R"({"b":"x","a":[{}]})");
+  EXPECT_EQ(j.dump(2), "{\n  \"b\": \"x\",\n  \"a\": [\n    {}\n  ]\n}");
 }
 
 TEST(Json, TypedAccessorsComplain) {

@@ -1025,6 +1025,38 @@ TEST(AtrexGate, HelpAndUnknownOptions) {
   EXPECT_NE(o.text.find("atrex-gate --help"), std::string::npos) << o.text;
 }
 
+// The command lines through CLI11 (runtime/tools/Cli.h): a missing value is a
+// usage error naming the option, an option's value is the next argument
+// whatever it looks like, the last of a repeated option counts, stray words
+// are unknown options.
+TEST(AtrexGate, CommandLineAsBefore) {
+  Out o = sh(kGate + " --out x.jsonl --plan");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.text.find("atrex-gate: --plan: 1 required TEXT missing"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("(atrex-gate --help for the options)"), std::string::npos) << o.text;
+  std::string d = tmp("cli");
+  o = sh(kGate + " --plan " + d + "/first.json --plan " + d + "/-second.json --out " + d + "/r.jsonl");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.text.find("cannot open '" + d + "/-second.json'"), std::string::npos) << o.text;
+  o = sh(kGate + " --plan=" + d + "/eq.json --out " + d + "/r.jsonl");
+  EXPECT_NE(o.text.find("cannot open '" + d + "/eq.json'"), std::string::npos) << o.text;
+  o = sh(kGate + " --quiet plan.json");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.text.find("atrex-gate: unknown option 'plan.json'"), std::string::npos) << o.text;
+  o = sh(kRef + " --op rms_norm --seed");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.text.find("atrex-ref: --seed: 1 required TEXT missing"), std::string::npos) << o.text;
+  o = sh(kRef + " --op rms_norm --seed -x --shape T=1,H=8 --out " + d);
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.text.find("--seed '-x' is not a non-negative integer"), std::string::npos) << o.text;
+  o = sh(kRef + " --frob");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.text.find("atrex-ref: unknown argument '--frob'"), std::string::npos) << o.text;
+  o = sh(ATREX_BIN_DIR "/atrex-gate-worker --bogus");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.text.find("usage: atrex-gate-worker --job JOB.json"), std::string::npos) << o.text;
+}
+
 // `atrex-gate --check` reports each item and exits 1 when a required one is
 // missing; the worker's two probes are scripted here (the real worker's run
 // on this machine and on the H200 is in docs/gate.md).
