@@ -54,6 +54,8 @@ struct Ref {
                   ///< (`tilelang.compile(f)`, a `@tilelang.jit` factory's
                   ///< result)
     CupyArray,    ///< a CuPy array (result of `cupy.*`): not a torch tensor
+    KernelLaunch, ///< S: kernel key: a FlyDSL/CuTe DSL kernel applied to its
+                  ///< arguments (`l = k(args)`), whose `.launch(...)` launches
     Profiler,     ///< S: kernel key: a TileLang kernel's `get_profiler()`,
                   ///< whose `assert_allclose`/`do_bench` run the kernel
     Tensor,       ///< known to be a tensor
@@ -95,6 +97,11 @@ struct PyFunc {
   /// A device helper the kernels call (TileLang's `@T.macro`): device code,
   /// neither a kernel nor an entry.
   bool Device = false;
+  /// A DSL's traced host function (FlyDSL's `@flyc.jit`): host code that
+  /// launches kernels. Defined in a builder function, it is a node of its
+  /// own (as a kernel is) that the builder may return to its callers
+  /// (`self._launch = make_gemm(K)`, then `self._launch(a, b, c)`).
+  bool JitHost = false;
   /// Defined inside another function (a kernel or a class's method there).
   bool Nested = false;
   /// What the function returns when that is a kernel or a compiled kernel
@@ -386,6 +393,7 @@ private:
   /// Module-level names bound by assignments (each pass: what a builder
   /// returns is known after its callees were walked).
   void bindModuleVars();
+  void bindInitAttrs(); ///< what `self.x = ...` in `__init__` binds
   std::optional<std::vector<PyString>> evalStrings(PyNode N, unsigned Depth = 0);
   void scanExtensionCalls(PyNode N);
   std::string qualifiedOf(PyNode N); // dotted name through aliases
@@ -516,6 +524,16 @@ private:
             J != Mod.second->B->Funcs.end())
           return &J->second;
     return nullptr;
+  }
+  /// What the name of a function defined inside another one denotes there:
+  /// a kernel, a `@flyc.jit` host (an own function), nothing for a device
+  /// helper.
+  static Ref nestedRef(const PyFunc *F, const std::string &Key) {
+    if (F && F->Device)
+      return {};
+    if (F && F->JitHost)
+      return Ref::of(Ref::OwnFunction, Key);
+    return Ref::of(Ref::TritonKernel, Key);
   }
   std::string funcName(const std::string &Key) {
     auto It = Funcs.find(Key);
@@ -650,8 +668,15 @@ enum class DecoratorKind {
   LaunchedKernel, ///< a kernel that a plain call launches too
   TileLangJit,
   TileLangAutotune,
-  DeviceHelper
+  DeviceHelper,
+  JitHost
 };
+/// A DSL compiler that traces the host function it is given (CuTe DSL's
+/// `cute.compile(host_fn, ...)`, FlyDSL's `flyc.compile(launch, ...)`).
+static bool isDslCompile(StringRef Q) {
+  return Q == "cutlass.cute.compile" || Q == "flydsl.compiler.compile";
+}
+
 static DecoratorKind decoratorKind(StringRef Q) {
   // Kernels: Triton's, CuTe DSL's (`@cute.kernel`, launched with
   // `kernel(args).launch(grid=..., block=...)` from a `@cute.jit` host
@@ -675,6 +700,9 @@ static DecoratorKind decoratorKind(StringRef Q) {
     return DecoratorKind::TileLangAutotune;
   if (Q == "tilelang.language.macro")
     return DecoratorKind::DeviceHelper;
+  // FlyDSL's `@flyc.jit` host functions (traced, they launch kernels).
+  if (Q == "flydsl.compiler.jit")
+    return DecoratorKind::JitHost;
   return DecoratorKind::Other;
 }
 
@@ -717,6 +745,9 @@ void PythonModelBuilder::classifyDecorators(PyFunc &F) {
       break;
     case DecoratorKind::DeviceHelper:
       F.Device = true;
+      break;
+    case DecoratorKind::JitHost:
+      F.JitHost = true;
       break;
     case DecoratorKind::Other:
       break;
@@ -771,7 +802,7 @@ void PythonModelBuilder::scanNested(PyNode N, const std::string &Outer) {
       Probe.Def = D;
       Probe.Decorators = Decs;
       classifyDecorators(Probe);
-      if (Probe.Triton || Probe.Device)
+      if (Probe.Triton || Probe.Device || Probe.JitHost)
         addFunction(D, Decs, "", Outer);
       else // a local helper: part of its holder; kernels may nest in it
         scanNested(D.field("body"), Outer + "." + D.field("name").text().str());
@@ -1096,36 +1127,7 @@ void PythonModelBuilder::scanModule() {
   }
   scanExtensionCalls(Root);
   bindModuleVars();
-  // Attributes set up in __init__ (and class-level assignments).
-  for (auto &KV : Classes) {
-    PyClass &C = KV.second;
-    auto It = C.Methods.find("__init__");
-    if (It == C.Methods.end())
-      continue;
-    PyFunc &F = Funcs[It->second];
-    FnState St;
-    St.Class = &C;
-    PyNode Params = F.Def.field("parameters");
-    if (Params.numNamed())
-      St.SelfName = Params.named(0).text().str();
-    std::function<void(PyNode)> Scan = [&](PyNode N) {
-      if (N.is("function_definition") || N.is("class_definition"))
-        return;
-      if (N.is("assignment")) {
-        PyNode L = N.field("left");
-        if (L.is("attribute") && L.field("object").text() == St.SelfName &&
-            N.field("right")) {
-          Ref V = resolve(N.field("right"), St);
-          C.Attrs[L.field("attribute").text().str()] = V;
-        } else if (L.is("identifier") && N.field("right")) {
-          St.Locals[L.text().str()] = resolve(N.field("right"), St);
-        }
-      }
-      for (PyNode Ch : N.namedChildren())
-        Scan(Ch);
-    };
-    Scan(F.Def.field("body"));
-  }
+  bindInitAttrs();
   // Module-level attribute assignments to imported modules patch them for
   // everyone (timers, synchronisation, torch functions).
   std::function<void(PyNode)> Overrides = [&](PyNode N) {
@@ -1578,7 +1580,8 @@ Ref PythonModelBuilder::resolve(PyNode N, FnState &St) {
     case Ref::TritonKernel:
       if (const PyFunc *K = findFunc(C.S); K && K->ReturnsOutputs)
         return Ref::of(Ref::Tensor);
-      return {};
+      // FlyDSL/CuTe DSL: `l = k(args)` then `l.launch(grid=..., ...)`.
+      return Ref::of(Ref::KernelLaunch, C.S);
     case Ref::OwnClass:
       return Ref::of(Ref::OwnInstance, C.S);
     case Ref::OwnFunction: {
@@ -1606,7 +1609,8 @@ Ref PythonModelBuilder::resolve(PyNode N, FnState &St) {
       const PyFunc &G = *GP;
       if (G.Returns.K == Ref::TritonKernel && G.JitFactory)
         return Ref::of(Ref::KernelHandle, G.Returns.S);
-      if (G.Returns.K == Ref::TritonKernel || G.Returns.K == Ref::KernelHandle)
+      if (G.Returns.K == Ref::TritonKernel || G.Returns.K == Ref::KernelHandle ||
+          G.Returns.K == Ref::OwnFunction) // a builder's `@flyc.jit` host
         return G.Returns;
       return {};
     }
@@ -1815,6 +1819,16 @@ void PythonModelBuilder::visitCall(PyNode Call, FnState &St) {
       return;
     }
   }
+  // `launcher = kernel(args); launcher.launch(...)` (FlyDSL's kernels).
+  if (Fn.is("attribute") && Fn.field("attribute").text() == "launch" &&
+      Fn.field("object").is("identifier")) {
+    Ref K = resolve(Fn.field("object"), St);
+    if (K.K == Ref::KernelLaunch) {
+      walk(Call.field("arguments"), St);
+      addSite(St, Call, SiteKind::Launch, funcName(K.S), K.S);
+      return;
+    }
+  }
   // kernel(args).launch(grid=..., block=...) launches a CuTe DSL kernel.
   if (Fn.is("attribute") && Fn.field("attribute").text() == "launch" &&
       Fn.field("object").is("call")) {
@@ -1899,7 +1913,7 @@ void PythonModelBuilder::visitCall(PyNode Call, FnState &St) {
     // Own functions handed to a call in `__main__` (`fire.Fire(main)`,
     // `do_bench(fn)`, `Thread(target=run)`) are run by it; so is the host
     // function CuTe DSL's compiler traces (`cute.compile(host_fn, ...)`).
-    if ((St.F && St.F->Main) || Q == "cutlass.cute.compile")
+    if ((St.F && St.F->Main) || isDslCompile(Q))
       for (PyNode A : Call.field("arguments").namedChildren()) {
         PyNode V = A.is("keyword_argument") ? A.field("value") : A;
         if (!V.is("identifier"))
@@ -2158,7 +2172,7 @@ bool PythonModelBuilder::isCompiledValue(PyNode V, FnState &St) {
   if (!V.is("call"))
     return false;
   std::string Q = qualifiedOf(V.field("function"));
-  return Q == "cutlass.cute.compile" || Q == "triton.compile";
+  return isDslCompile(Q) || Q == "triton.compile";
 }
 
 void PythonModelBuilder::walk(PyNode N, FnState &St) {
@@ -2180,9 +2194,7 @@ void PythonModelBuilder::walk(PyNode N, FnState &St) {
       std::string Name = D.field("name").text().str();
       if (!It->second.Class) {
         const PyFunc *K = findFunc(It->second.Key);
-        St.Locals[Name] = K && K->Device ? Ref()
-                                         : Ref::of(Ref::TritonKernel,
-                                                   It->second.Key);
+        St.Locals[Name] = nestedRef(K, It->second.Key);
         return;
       }
       St.Locals[Name] = Ref::of(Ref::OwnClass, It->second.Key);
@@ -2273,7 +2285,9 @@ void PythonModelBuilder::walk(PyNode N, FnState &St) {
         }
         if (Ty == "return_statement" && Vals.size() == 1 &&
             St.Returns.K == Ref::None &&
-            (R.K == Ref::TritonKernel || R.K == Ref::KernelHandle))
+            (R.K == Ref::TritonKernel || R.K == Ref::KernelHandle ||
+             (R.K == Ref::OwnFunction && findFunc(R.S) &&
+              findFunc(R.S)->JitHost)))
           St.Returns = R;
       }
       walk(C, St);
@@ -2600,6 +2614,21 @@ void PythonModelBuilder::walkFunction(PyFunc &F) {
   if (!F.Class.empty())
     St.Class = &Classes[F.Class];
   St.Init = StringRef(F.Name).ends_with(".__init__");
+  // A host function defined in a builder (`def make_gemm(K): @flyc.kernel
+  // def gemm_kernel(...): ...; @flyc.jit def launch(...): gemm_kernel(...)
+  // .launch(...)`) sees the kernels and hosts defined beside it.
+  if (F.Nested) {
+    StringRef Outer = StringRef(F.Local).rsplit('.').first;
+    for (const auto &KV : Funcs) {
+      const PyFunc &G = KV.second;
+      if (!G.Nested || &G == &F)
+        continue;
+      StringRef L = G.Local;
+      if (!L.consume_front(Outer) || !L.consume_front(".") || L.contains('.'))
+        continue;
+      St.Locals[L.str()] = nestedRef(&G, G.Key);
+    }
+  }
   bool Autograd = !F.Class.empty() && isAutogradFunction(F.Class);
   // The parameters a harness passes tensors in are tensors: those of
   // `forward`/`backward` methods and of the named or harness entries. Other
@@ -2705,14 +2734,51 @@ void PythonModelBuilder::walkFunction(PyFunc &F) {
   }
 }
 
+void PythonModelBuilder::bindInitAttrs() {
+  // Attributes set up in __init__ (and class-level assignments); again on
+  // every pass, as what a builder returns (`self._launch = make_gemm(K)`)
+  // is known after its function was walked.
+  for (auto &KV : Classes) {
+    PyClass &C = KV.second;
+    auto It = C.Methods.find("__init__");
+    if (It == C.Methods.end())
+      continue;
+    PyFunc &F = Funcs[It->second];
+    FnState St;
+    St.Class = &C;
+    PyNode Params = F.Def.field("parameters");
+    if (Params.numNamed())
+      St.SelfName = Params.named(0).text().str();
+    std::function<void(PyNode)> Scan = [&](PyNode N) {
+      if (N.is("function_definition") || N.is("class_definition"))
+        return;
+      if (N.is("assignment")) {
+        PyNode L = N.field("left");
+        if (L.is("attribute") && L.field("object").text() == St.SelfName &&
+            N.field("right")) {
+          Ref V = resolve(N.field("right"), St);
+          C.Attrs[L.field("attribute").text().str()] = V;
+        } else if (L.is("identifier") && N.field("right")) {
+          St.Locals[L.text().str()] = resolve(N.field("right"), St);
+        }
+      }
+      for (PyNode Ch : N.namedChildren())
+        Scan(Ch);
+    };
+    Scan(F.Def.field("body"));
+  }
+}
+
 void PythonModelBuilder::buildFunctions() {
   // Passes until no caller promotes a parameter to a tensor; each pass
   // rebuilds the Python functions' sites and facts.
   size_t Pending = Facts.PendingSites.size();
   for (unsigned Pass = 0; Pass < 4; ++Pass) {
     Promoted = false;
-    if (Pass)
+    if (Pass) {
       bindModuleVars();
+      bindInitAttrs();
+    }
     Facts.PendingSites.resize(Pending);
     for (auto &KV : Funcs) {
       M.Functions[KV.first].Sites.clear();
