@@ -443,6 +443,17 @@ private:
   std::vector<PyParam> params(const PyFunc &F);
   bool isAutogradFunction(const std::string &Class, unsigned Depth = 0);
   std::set<std::string> tensorUses(PyNode Body);
+  /// Whether \p N names module \p Mod or something in it (through aliases).
+  bool namesModule(PyNode N, StringRef Mod);
+  /// Whether the file imports module \p Mod (or something in it).
+  bool importsModule(StringRef Mod) {
+    for (auto &KV : Aliases)
+      if (StringRef(KV.second) == Mod ||
+          StringRef(KV.second).starts_with((Mod + ".").str()))
+        return true;
+    return false;
+  }
+  std::map<unsigned, std::string> QualCache;
   void recordArgs(const std::string &Callee, PyNode Args, FnState &St);
   /// A caller outside the file (a profiler) passes tensors in every
   /// parameter of \p Callee.
@@ -2377,6 +2388,24 @@ PythonModelBuilder::params(const PyFunc &F) {
 
 /// The names used as tensors in \p Body: `x.shape`, `x.stride(0)`,
 /// `x.contiguous()`, ... (an int or a list has none of these).
+bool PythonModelBuilder::namesModule(PyNode N, StringRef Mod) {
+  if (!N || N.is("string") || N.is("comment"))
+    return false;
+  if (N.is("identifier") || N.is("attribute")) {
+    StringRef Q = QualCache.try_emplace(N.startByte(), qualifiedOf(N))
+                      .first->second;
+    if (Q == Mod || (Q.starts_with(Mod) && Q.drop_front(Mod.size())
+                                              .starts_with(".")))
+      return true;
+    if (N.is("identifier"))
+      return false;
+  }
+  for (PyNode C : N.namedChildren())
+    if (namesModule(C, Mod))
+      return true;
+  return false;
+}
+
 std::set<std::string> PythonModelBuilder::tensorUses(PyNode Body) {
   static const char *const Evidence[] = {
       "contiguous", "view",     "reshape",   "cuda",      "cpu",
@@ -2643,6 +2672,15 @@ void PythonModelBuilder::walkFunction(PyFunc &F) {
       llvm::is_contained(EntryNames, F.Name) ||
       llvm::is_contained(EntryNames, Simple.str());
   std::set<std::string> Used = tensorUses(bodyOf(F));
+  // A helper that builds FlyDSL code (`fx.*`, `flydsl.expr.*`) and never
+  // names torch is trace-time DSL code (a kernel's or a `@flyc.jit` host's
+  // helper): its untyped parameters are DSL values, whatever methods the
+  // body calls on them (`y.to(dtype)`, `v.bitcast(...)`, `u >> 16`).
+  // In a FlyDSL module, a function that never names torch is such code too
+  // unless a caller passes it a tensor.
+  bool NoTorch = !HarnessParams && importsModule("flydsl") &&
+                 !namesModule(bodyOf(F), "torch");
+  bool DslHelper = NoTorch && namesModule(bodyOf(F), "flydsl");
   bool First = true;
   for (const PyParam &P : params(F)) {
     if (First && P.Receiver) {
@@ -2655,7 +2693,9 @@ void PythonModelBuilder::walkFunction(PyFunc &F) {
     }
     First = false;
     Ref V;
-    if (auto H = F.HandleParams.find(P.Name);
+    if (!P.Tensor && (DslHelper || (NoTorch && !F.TensorParams.count(P.Name))))
+      ; // a DSL value
+    else if (auto H = F.HandleParams.find(P.Name);
         H != F.HandleParams.end() && !P.Tensor)
       V = Ref::of(Ref::KernelHandle, H->second); // a compiled kernel passed in
     else if (!P.Tensor && !P.NonTensor && !P.Foreign &&
@@ -2883,6 +2923,18 @@ void PythonModelBuilder::chooseEntries(const std::vector<std::string> &Names,
       Mark(KV.first);
       Any = true;
     }
+  // A builder's `@flyc.jit` hosts are handed to the caller, who calls them
+  // (`build_softmax_module(M, N)` returns `launch_softmax`; a builder may
+  // return them in a dict or a tuple too): entries as the builder is.
+  for (auto &KV : Funcs) {
+    if (!KV.second.JitHost || !KV.second.Nested ||
+        !M.Functions.count(KV.first))
+      continue;
+    auto Top = ModuleFuncs.find(StringRef(KV.second.Local).split('.').first.str());
+    if (Top != ModuleFuncs.end() && !Funcs[Top->second].Triton &&
+        !Funcs[Top->second].Device)
+      Mark(KV.first);
+  }
   if (Any)
     return;
   // A class's `forward`, else its `__call__` (a CuTe DSL class's `@cute.jit`
