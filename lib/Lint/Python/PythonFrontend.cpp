@@ -2957,9 +2957,7 @@ bool PythonModelBuilder::movesOnly(PyNode Body,
                    T.is("expression_list")) {
           for (PyNode C : T.namedChildren())
             Bind(C);
-        } else if (T.is("subscript")) {
-          ++Moves; // an element write
-        }
+        } // an element write (`y[i] = v`) is counted where Scan reaches it
       };
       Bind(L);
     }
