@@ -107,6 +107,9 @@ struct PyFunc {
   /// What the function returns when that is a kernel or a compiled kernel
   /// (`def build(): @triton.jit def k(...): ...; return k`), for its callers.
   Ref Returns;
+  /// Returns is element ReturnsIndex of a returned tuple (`return launch,
+  /// meta`), or -1 when it is the whole value.
+  int ReturnsIndex = -1;
   bool Module = false; ///< defined at module level
   bool Static = false; ///< @staticmethod: no `self`
   /// The `if __name__ == "__main__":` block of a script: a pseudo-function
@@ -420,6 +423,7 @@ private:
     bool Init = false; ///< __init__: attribute writes are setup
     bool ReturnsTensor = false;
     Ref Returns; ///< a kernel or compiled kernel it returns
+    int ReturnsIndex = -1; ///< its position in a returned tuple
     std::set<std::string> TensorParams; ///< parameters bound as tensors
     /// Locals bound to what a compiler returned (`cute.compile(f, ...)`):
     /// a cache of them keeps compiled code, not outputs.
@@ -480,6 +484,17 @@ private:
   void visitCall(PyNode Call, FnState &St);
   /// What a compiler returned (`cute.compile(...)`), or a local bound to it.
   bool isCompiledValue(PyNode V, FnState &St);
+  /// Element \p I of what call \p V returns, when that is a launcher in a
+  /// returned tuple (`launch, meta = build(n)`).
+  Ref tupleElement(PyNode V, size_t I, FnState &St) {
+    if (!V || !V.is("call"))
+      return {};
+    Ref F = resolve(V.field("function"), St);
+    const PyFunc *G = F.K == Ref::OwnFunction ? findFunc(F.S) : nullptr;
+    if (G && G->ReturnsIndex == int(I))
+      return G->Returns;
+    return {};
+  }
   /// `getattr(torch..., name)` whose name is not a string literal or a
   /// constant (assembled at run time: `"mat" + "mul"`, a variable).
   bool isDynamicTorchLookup(PyNode V, FnState &St);
@@ -1645,6 +1660,8 @@ Ref PythonModelBuilder::resolve(PyNode N, FnState &St) {
       // A builder or a cache of kernels: what it returns (a `@tilelang.jit`
       // factory returns its prim_func compiled), here or in a read module.
       const PyFunc &G = *GP;
+      if (G.ReturnsIndex >= 0)
+        return {}; // a tuple: see tupleElement
       if (G.Returns.K == Ref::TritonKernel && G.JitFactory)
         return Ref::of(Ref::KernelHandle, G.Returns.S);
       if (G.Returns.K == Ref::TritonKernel || G.Returns.K == Ref::KernelHandle ||
@@ -2222,6 +2239,12 @@ void PythonModelBuilder::visitAssign(PyNode N, FnState &St) {
       St.CompiledLocals.erase(L.text().str());
   }
   bindTarget(L, V, St);
+  if (L.is("pattern_list") || L.is("tuple_pattern")) {
+    std::vector<PyNode> Ls = L.namedChildren();
+    for (size_t I = 0; I < Ls.size(); ++I)
+      if (Ref E = tupleElement(R, I, St); E.K != Ref::None)
+        bindTarget(Ls[I], E, St);
+  }
   CurrentValue = PyNode();
 }
 
@@ -2351,8 +2374,15 @@ void PythonModelBuilder::walk(PyNode N, FnState &St) {
       std::vector<PyNode> Vals = C.is("expression_list") || C.is("tuple")
                                      ? C.namedChildren()
                                      : std::vector<PyNode>{C};
-      for (PyNode V : Vals) {
+      for (size_t VI = 0; VI < Vals.size(); ++VI) {
+        PyNode V = Vals[VI];
         Ref R = resolve(V, St);
+        // `return launch, meta`: a launcher in a tuple (FlyDSL builders).
+        if (Ty == "return_statement" && Vals.size() > 1 &&
+            St.Returns.K == Ref::None && isCodeRef(R)) {
+          St.Returns = R;
+          St.ReturnsIndex = int(VI);
+        }
         St.ReturnsTensor |= R.K == Ref::Tensor;
         if (Ty == "return_statement" && !V.is("none")) {
           St.ReturnsValue = true;
@@ -2821,8 +2851,10 @@ void PythonModelBuilder::walkFunction(PyFunc &F) {
   // What it returns, for its callers (a kernel built here): once known, it
   // stays known (the passes only learn more).
   if (St.Returns.K != Ref::None &&
-      (F.Returns.K != St.Returns.K || F.Returns.S != St.Returns.S)) {
+      (F.Returns.K != St.Returns.K || F.Returns.S != St.Returns.S ||
+       F.ReturnsIndex != St.ReturnsIndex)) {
     F.Returns = St.Returns;
+    F.ReturnsIndex = St.ReturnsIndex;
     Promoted = true;
   }
   if (Memo) {
@@ -3036,6 +3068,15 @@ void PythonModelBuilder::bindInitAttrs() {
         return;
       if (N.is("assignment")) {
         PyNode L = N.field("left");
+        if ((L.is("pattern_list") || L.is("tuple_pattern")) &&
+            N.field("right")) {
+          std::vector<PyNode> Ls = L.namedChildren();
+          for (size_t I = 0; I < Ls.size(); ++I)
+            if (Ls[I].is("attribute") &&
+                Ls[I].field("object").text() == St.SelfName)
+              C.Attrs[Ls[I].field("attribute").text().str()] =
+                  tupleElement(N.field("right"), I, St);
+        }
         if (L.is("attribute") && L.field("object").text() == St.SelfName &&
             N.field("right")) {
           Ref V = resolve(N.field("right"), St);

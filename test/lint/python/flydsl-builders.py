@@ -7,6 +7,8 @@
 # RUN: atrex-lint --no-snippets --entry=ContainerCache.forward %s 2>&1 | FileCheck %s --check-prefix=OK
 # RUN: atrex-lint --no-snippets --entry=LauncherVar.forward %s 2>&1 | FileCheck %s --check-prefix=OK
 # RUN: atrex-lint --no-snippets --entry=Compiled.forward %s 2>&1 | FileCheck %s --check-prefix=OK
+# RUN: atrex-lint --no-snippets --entry=TupleInit.forward %s 2>&1 | FileCheck %s --check-prefix=OK
+# RUN: atrex-lint --no-snippets --entry=TupleLocal.forward %s 2>&1 | FileCheck %s --check-prefix=OK
 # RUN: not atrex-lint --no-snippets --entry=BuiltNeverCalled.forward %s 2>&1 | FileCheck %s --check-prefix=NOCALL
 # RUN: not atrex-lint --no-snippets --entry=LauncherNoLaunch.forward %s 2>&1 | FileCheck %s --check-prefix=NOLAUNCH
 import functools
@@ -33,6 +35,20 @@ def make_scale(alpha: float):
         scale_kernel(X, Y).launch(grid=(n // BLOCK, 1, 1), block=(BLOCK, 1, 1))
 
     return launch
+
+
+def make_scale_tuple(alpha: float):
+    @flyc.kernel
+    def scale2_kernel(X: fx.Tensor, Y: fx.Tensor):
+        i = fx.block_idx.x * BLOCK + fx.thread_idx.x
+        yb = fx.rocdl.make_buffer_tensor(Y)
+        yb[i] = fx.rocdl.make_buffer_tensor(X)[i] * alpha
+
+    @flyc.jit
+    def launch2(X: fx.Tensor, Y: fx.Tensor, n: fx.Int32):
+        scale2_kernel(X, Y).launch(grid=(n // BLOCK, 1, 1), block=(BLOCK, 1, 1))
+
+    return BLOCK, launch2
 
 
 @functools.lru_cache(maxsize=None)
@@ -107,6 +123,25 @@ class Compiled(nn.Module):
         return y
 
 
+class TupleInit(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block, self._launch = make_scale_tuple(2.0)
+
+    def forward(self, x):
+        y = torch.empty_like(x)
+        self._launch(x.view(-1), y.view(-1), x.numel())
+        return y
+
+
+class TupleLocal(nn.Module):
+    def forward(self, x):
+        block, launch = make_scale_tuple(2.0)
+        y = torch.empty_like(x)
+        launch(x.view(-1), y.view(-1), x.numel())
+        return y
+
+
 class BuiltNeverCalled(nn.Module):
     def forward(self, x):
         make_scale(2.0)  # the launcher is built and dropped
@@ -123,7 +158,7 @@ class LauncherNoLaunch(nn.Module):
 # OK-NOT: delegates
 # OK-NOT: error:
 # OK: verdict: adopted (adopted: 1 own kernel launched from the entry, no delegation)
-# NOCALL: error: none of the 2 kernels defined is launched from the entry [atrex-no-kernel]
+# NOCALL: error: none of the 3 kernels defined is launched from the entry [atrex-no-kernel]
 # NOCALL: verdict: no-kernel
-# NOLAUNCH: error: none of the 2 kernels defined is launched from the entry [atrex-no-kernel]
+# NOLAUNCH: error: none of the 3 kernels defined is launched from the entry [atrex-no-kernel]
 # NOLAUNCH: verdict: no-kernel
