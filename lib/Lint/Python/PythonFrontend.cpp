@@ -2993,11 +2993,17 @@ bool PythonModelBuilder::movesOnly(PyNode Body,
       };
       Bind(L);
     }
+    // Arithmetic on a loaded value, and comparisons of one (a max or an
+    // argmax written as `best = v if v > best else best`).
     if (Ty == "binary_operator" || Ty == "unary_operator") {
       if (IsData(N.is("binary_operator") ? N.field("left") : N.field("argument")) ||
           (N.is("binary_operator") && IsData(N.field("right"))))
         Compute = true;
     }
+    if (Ty == "comparison_operator")
+      for (PyNode C : N.namedChildren())
+        if (IsData(C))
+          Compute = true;
     if (Ty == "subscript" && Mentions(N.field("value"), Views))
       ++Moves;
     if (Ty == "call") {

@@ -2,7 +2,7 @@
 # only loads, copies and stores is reported as a note; beside a torch op (the
 # decoy: torch computes, the kernel copies the result) the verdict is fallback
 # naming the op. Kernels that compute (arithmetic on loaded values, math,
-# MMA, a helper that computes) are not reported; an honest copy-only kernel
+# MMA, a helper that computes, comparisons of loaded values) are not reported; an honest copy-only kernel
 # (a transpose) stays adopted.
 # RUN: not atrex-lint --no-snippets --entry=Decoy.forward %s 2>&1 | FileCheck %s --check-prefix=DECOY
 # RUN: atrex-lint --no-snippets --entry=Transpose.forward %s 2>&1 | FileCheck %s --check-prefix=COPY
@@ -71,6 +71,17 @@ def frag_add_kernel(A: fx.Tensor, Bt: fx.Tensor, C: fx.Tensor):
 
 
 @flyc.kernel
+def rowmax_kernel(X: fx.Tensor, Y: fx.Tensor):
+    row = fx.block_idx.x
+    xb, yb = fx.rocdl.make_buffer_tensor(X), fx.rocdl.make_buffer_tensor(Y)
+    best = xb[row * 64]
+    for j in fx.range_constexpr(1, 64):
+        v = xb[row * 64 + j]
+        best = v if v > best else best
+    yb[row] = best
+
+
+@flyc.kernel
 def mma_kernel(A: fx.Tensor, Bt: fx.Tensor, C: fx.Tensor):
     mma = fx.make_mma_atom(fx.rocdl.MFMA(16, 16, 4, fx.Float32))
     fx.gemm(mma, C, A, Bt, C)
@@ -92,6 +103,7 @@ def run_all(A: fx.Tensor, Bt: fx.Tensor, C: fx.Tensor, n: fx.Int32):
     silu_kernel(A, C).launch(grid=(n // B, 1, 1), block=(B, 1, 1))
     frag_add_kernel(A, Bt, C).launch(grid=(n // B, 1, 1), block=(B, 1, 1))
     mma_kernel(A, Bt, C).launch(grid=(1, 1, 1), block=(256, 1, 1))
+    rowmax_kernel(A, C).launch(grid=(n // 64, 1, 1), block=(1, 1, 1))
 
 
 class Decoy(nn.Module):
@@ -119,4 +131,4 @@ class Computes(nn.Module):
 # DECOY: verdict: fallback (fallback: PyTorch/ATen (torch::matmul))
 # COPY: verdict: adopted
 # COMPUTE-NOT: atrex-kernel-no-compute
-# COMPUTE: verdict: adopted (adopted: 4 own kernels launched from the entry, no delegation)
+# COMPUTE: verdict: adopted (adopted: 5 own kernels launched from the entry, no delegation)
