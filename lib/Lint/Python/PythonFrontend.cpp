@@ -1664,7 +1664,8 @@ Ref PythonModelBuilder::resolve(PyNode N, FnState &St) {
         return {}; // a tuple: see tupleElement
       if (G.Returns.K == Ref::TritonKernel && G.JitFactory)
         return Ref::of(Ref::KernelHandle, G.Returns.S);
-      if (G.Returns.K == Ref::TritonKernel || G.Returns.K == Ref::KernelHandle ||
+      if (G.Returns.K == Ref::TritonKernel ||
+          G.Returns.K == Ref::KernelHandle ||
           G.Returns.K == Ref::OwnFunction) // a builder's `@flyc.jit` host
         return G.Returns;
       return {};
@@ -2996,8 +2997,9 @@ bool PythonModelBuilder::movesOnly(PyNode Body,
     // Arithmetic on a loaded value, and comparisons of one (a max or an
     // argmax written as `best = v if v > best else best`).
     if (Ty == "binary_operator" || Ty == "unary_operator") {
-      if (IsData(N.is("binary_operator") ? N.field("left") : N.field("argument")) ||
-          (N.is("binary_operator") && IsData(N.field("right"))))
+      bool Bin = N.is("binary_operator");
+      if (IsData(Bin ? N.field("left") : N.field("argument")) ||
+          (Bin && IsData(N.field("right"))))
         Compute = true;
     }
     if (Ty == "comparison_operator")
@@ -3219,7 +3221,7 @@ void PythonModelBuilder::chooseEntries(const std::vector<std::string> &Names,
     if (!KV.second.JitHost || !KV.second.Nested ||
         !M.Functions.count(KV.first))
       continue;
-    auto Top = ModuleFuncs.find(StringRef(KV.second.Local).split('.').first.str());
+    auto Top = ModuleFuncs.find(StringRef(KV.second.Local).split('.').first);
     if (Top != ModuleFuncs.end() && !Funcs[Top->second].Triton &&
         !Funcs[Top->second].Device)
       Mark(KV.first);
