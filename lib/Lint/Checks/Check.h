@@ -78,6 +78,7 @@ std::unique_ptr<LintCheck> createSideStreamCheck();
 std::unique_ptr<LintCheck> createInputWriteCheck();
 std::unique_ptr<LintCheck> createIndirectCallCheck();
 std::unique_ptr<LintCheck> createReplayCheck();
+std::unique_ptr<LintCheck> createKernelNoComputeCheck();
 
 } // namespace lint
 } // namespace atrex

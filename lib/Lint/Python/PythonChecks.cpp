@@ -5,6 +5,8 @@
 #include "atrex/Lint/PythonFrontend.h"
 #include "llvm/Support/ErrorHandling.h"
 
+#include <set>
+
 #include "PythonPolicy.inc"
 
 using namespace llvm;
@@ -112,12 +114,51 @@ private:
   const PythonFacts &Facts;
 };
 
+/// A DSL kernel launched from the entry whose body only loads, copies and
+/// stores: it does none of an operator's arithmetic. A note (a copy or
+/// transpose kernel is honest); beside delegated compute it is the decoy
+/// that makes a launch show up.
+class PythonKernelNoComputeCheck : public LintCheck {
+public:
+  explicit PythonKernelNoComputeCheck(const PythonFacts &Facts)
+      : Facts(Facts) {}
+  StringRef name() const override { return "atrex-kernel-no-compute"; }
+  void run(CheckContext &Ctx) override {
+    std::set<std::string> Seen;
+    for (const ReachedSite &RS : Ctx.Sites) {
+      const Site &S = *RS.S;
+      if (S.Kind != SiteKind::Launch || S.Dead || !Seen.insert(S.Key).second)
+        continue;
+      auto It = Facts.Kernels.find(S.Key);
+      if (It == Facts.Kernels.end() || !It->second.MovesOnly)
+        continue;
+      auto K = Ctx.M.Functions.find(S.Key);
+      Finding Fd;
+      Fd.Check = name().str();
+      Fd.Pos = K != Ctx.M.Functions.end() ? K->second.Pos : S.Pos;
+      Fd.Symbol = S.Name;
+      Fd.CallPath = Ctx.pathTo(RS.Holder);
+      Fd.Library = "data movement";
+      Fd.Message = "kernel '" + S.Name + "' launched from the entry only "
+                   "moves data (" + std::to_string(It->second.Moves) +
+                   " load/copy/store operations; no arithmetic, matrix or "
+                   "math operation on what it loads): whatever the operator "
+                   "computes is computed elsewhere";
+      Ctx.report(std::move(Fd));
+    }
+  }
+
+private:
+  const PythonFacts &Facts;
+};
+
 } // namespace
 
 std::vector<std::unique_ptr<LintCheck>>
 atrex::lint::createPythonChecks(const PythonFacts &Facts) {
   std::vector<std::unique_ptr<LintCheck>> V;
   V.push_back(std::make_unique<PythonStateCheck>(Facts));
+  V.push_back(std::make_unique<PythonKernelNoComputeCheck>(Facts));
   V.push_back(std::make_unique<PythonSideStreamCheck>(Facts));
   V.push_back(std::make_unique<PythonInputWriteCheck>(Facts));
   return V;

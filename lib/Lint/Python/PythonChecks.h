@@ -62,6 +62,17 @@ struct PythonFacts {
     std::string Name;
   };
   std::vector<PendingSite> PendingSites;
+  /// What the body of a DSL kernel (FlyDSL's `@flyc.kernel`, Triton's
+  /// `@triton.jit`) does with the values it loads, read from the Python
+  /// (atrex-kernel-no-compute). Only kernels whose whole body was read (own
+  /// helpers included) are here.
+  struct KernelWork {
+    /// Loads, copies and stores only: no arithmetic operator, no matrix or
+    /// math call on a loaded value.
+    bool MovesOnly = false;
+    unsigned Moves = 0; ///< copy/load/store calls and element reads/writes
+  };
+  std::map<std::string, KernelWork> Kernels; ///< by kernel key
 };
 
 /// \p PyP (a pythonPolicy) with the rules of program mode before the Python
