@@ -122,7 +122,7 @@ def main() -> None:
     cls = camel(a.name) + "Check"
     factory = f"create{cls}"
     mode_expr = " | ".join(modes)
-    common = [c_string(a.name), VERDICTS[a.implies], SEVERITIES[a.severity], mode_expr]
+    common = [camel(a.name), c_string(a.name), VERDICTS[a.implies], SEVERITIES[a.severity], mode_expr]
     if a.kind == "rule":
         line = wrap_call("ATREX_RULE_CHECK", common + [c_string(a.summary), c_string(a.phrase)], 17)
     else:
@@ -151,7 +151,7 @@ using namespace atrex::lint;
 namespace {{
 class {cls} : public LintCheck {{
 public:
-  StringRef name() const override {{ return "{a.name}"; }}
+  StringRef name() const override {{ return checks::{camel(a.name)}; }}
 
   void run(CheckContext &Ctx) override {{
     // Walk what the entry reaches (Ctx.Sites: every site with the function

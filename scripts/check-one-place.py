@@ -12,7 +12,7 @@ The definers:
              protocol constant, `compile` and `memcheck`, is defined in Protocol.h with
              the result vocabulary, which scripts/check-vocabulary.py keeps)
 
-Scanned: C++ and Python sources and TableGen under lib, passes, tools,
+Scanned (a test: test/lint/one-place.test): C++ and Python sources and TableGen under lib, passes, tools,
 include, runtime (string literals, outside comments). Not scanned: tests,
 docs, examples, suites' data files (suite.yaml, trace maps) and policy YAML
 (data that refers to a name; the loaders check each reference against the
@@ -75,7 +75,7 @@ def code_of(path):
 
 
 checks_def = os.path.join(R, "include", "atrex", "Lint", "Checks.def")
-checks = re.findall(r'ATREX_(?:RULE_)?CHECK\(\s*"([a-z0-9-]+)"', open(checks_def).read())
+checks = re.findall(r'ATREX_(?:RULE_)?CHECK\(\s*\w+,\s*"([a-z0-9-]+)"', open(checks_def).read())
 ops = sorted(os.path.splitext(os.path.basename(p))[0]
              for p in glob.glob(os.path.join(R, "suites", "atrex-serve", "ops", "*.mlir")))
 stages_cpp = os.path.join(R, "runtime", "lib", "support", "Stages.cpp")

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "atrex/Lint/Checks.h"
 #include "atrex/Lint/IRModel.h"
 #include "atrex/Lint/Policy.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -282,7 +283,7 @@ private:
     if ((Timing || Runtime) && !F.hasLinkOnceLinkage() &&
         !F.hasWeakLinkage()) {
       Finding Fd;
-      Fd.Check = "atrex-evasion-runtime-override";
+      Fd.Check = checks::EvasionRuntimeOverride.str();
       Fd.Pos = N.Pos;
       Fd.Symbol = N.Name;
       Fd.Library = "runtime symbol";

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "atrex/Lint/Checks.h"
 #include "atrex/Lint/ModelBuilder.h"
 #include "atrex/Lint/Policy.h"
 #include "atrex/Lint/Project.h"
@@ -1081,7 +1082,7 @@ public:
     if (!Timing && !(RedeclaresSystem && Pol.isRuntimeSymbol(Name)))
       return;
     Finding F;
-    F.Check = "atrex-evasion-runtime-override";
+    F.Check = checks::EvasionRuntimeOverride.str();
     F.Pos = pos(FD->getLocation());
     F.Symbol = Name;
     F.Library = "runtime symbol";
@@ -1107,7 +1108,7 @@ public:
       if (!Timing && !Runtime)
         continue;
       Finding F;
-      F.Check = "atrex-evasion-runtime-override";
+      F.Check = checks::EvasionRuntimeOverride.str();
       F.Pos = D.Pos;
       F.Symbol = D.Name;
       F.Library = "runtime symbol";

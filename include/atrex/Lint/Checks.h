@@ -12,6 +12,7 @@
 
 #include "atrex/Lint/Finding.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
 
 namespace atrex {
 namespace lint {
@@ -36,6 +37,16 @@ struct CheckInfo {
     return Modes & (1u << unsigned(M));
   }
 };
+
+/// Every check's name as a constant (checks::NoKernel is "atrex-no-kernel"),
+/// from Checks.def: the one spelling of each name.
+namespace checks {
+#define ATREX_RULE_CHECK(ID, NAME, IMPLIES, SEV, MODES, SUMMARY, PHRASE)       \
+  inline constexpr llvm::StringLiteral ID = NAME;
+#define ATREX_CHECK(ID, NAME, IMPLIES, SEV, MODES, SUMMARY, FACTORY)           \
+  inline constexpr llvm::StringLiteral ID = NAME;
+#include "atrex/Lint/Checks.def"
+} // namespace checks
 
 /// Every check atrex-lint knows, in registration order.
 llvm::ArrayRef<CheckInfo> allChecks();

@@ -9,6 +9,7 @@
 #ifndef ATREX_LIB_LINT_CHECKS_CHECK_H
 #define ATREX_LIB_LINT_CHECKS_CHECK_H
 
+#include "atrex/Lint/Checks.h"
 #include "atrex/Lint/Model.h"
 #include "atrex/Lint/Policy.h"
 #include "llvm/ADT/StringMap.h"

@@ -14,14 +14,14 @@ using namespace atrex::lint;
 namespace {
 class DeadLaunchCheck : public LintCheck {
 public:
-  StringRef name() const override { return "atrex-launch-dead"; }
+  StringRef name() const override { return checks::LaunchDead; }
   void run(CheckContext &Ctx) override {
     for (const ReachedSite &RS : Ctx.Sites) {
       const Site &S = *RS.S;
       if (S.Kind != SiteKind::Launch || !S.Dead)
         continue;
       Finding F;
-      F.Check = "atrex-launch-dead";
+      F.Check = checks::LaunchDead.str();
       F.Pos = S.Pos;
       F.Symbol = S.Name;
       F.CallPath = Ctx.pathTo(RS.Holder);

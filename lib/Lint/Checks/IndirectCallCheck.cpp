@@ -35,7 +35,7 @@ bool resolvedByCallers(const CheckContext &Ctx, const FunctionNode &F,
 
 class IndirectCallCheck : public LintCheck {
 public:
-  StringRef name() const override { return "atrex-evasion-indirect-call"; }
+  StringRef name() const override { return checks::EvasionIndirectCall; }
   void run(CheckContext &Ctx) override {
     for (const ReachedSite &RS : Ctx.Sites) {
       const Site &S = *RS.S;
@@ -44,7 +44,7 @@ public:
       if (S.ParamIndex >= 0 && resolvedByCallers(Ctx, *RS.Holder, S.ParamIndex))
         continue;
       Finding F;
-      F.Check = "atrex-evasion-indirect-call";
+      F.Check = checks::EvasionIndirectCall.str();
       F.Pos = S.Pos;
       F.Symbol = S.Name;
       F.Library = "indirect call";

@@ -19,7 +19,7 @@ using namespace atrex::lint;
 namespace {
 class InputWriteCheck : public LintCheck {
 public:
-  StringRef name() const override { return "atrex-evasion-input-write"; }
+  StringRef name() const override { return checks::EvasionInputWrite; }
   void run(CheckContext &) override {}
 };
 } // namespace

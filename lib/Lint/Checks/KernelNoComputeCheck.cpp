@@ -19,7 +19,7 @@ using namespace atrex::lint;
 namespace {
 class KernelNoComputeCheck : public LintCheck {
 public:
-  StringRef name() const override { return "atrex-kernel-no-compute"; }
+  StringRef name() const override { return checks::KernelNoCompute; }
   void run(CheckContext &) override {}
 };
 } // namespace

@@ -14,7 +14,7 @@ using namespace atrex::lint;
 namespace {
 class NoKernelCheck : public LintCheck {
 public:
-  StringRef name() const override { return "atrex-no-kernel"; }
+  StringRef name() const override { return checks::NoKernel; }
   void run(CheckContext &Ctx) override {
     // A unit that did not compile is `unknown`; what it defines is not known.
     if (!Ctx.M.Errors.empty())
@@ -35,7 +35,7 @@ public:
         return; // an own kernel is launched
     }
     Finding F;
-    F.Check = "atrex-no-kernel";
+    F.Check = checks::NoKernel.str();
     // Anchor at the first entry, else at the first file.
     // Prefer an entry the submission wrote over one a binding macro made.
     for (bool AcceptGenerated : {false, true}) {

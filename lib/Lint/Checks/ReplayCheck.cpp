@@ -33,7 +33,7 @@ int sourceArg(StringRef N) {
 
 class ReplayCheck : public LintCheck {
 public:
-  StringRef name() const override { return "atrex-evasion-replay"; }
+  StringRef name() const override { return checks::EvasionReplay; }
   void run(CheckContext &Ctx) override {
     StringMap<const StateVar *> State;
     for (const FunctionNode *F : Ctx.Reachable)

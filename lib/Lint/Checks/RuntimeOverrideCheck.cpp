@@ -14,7 +14,7 @@ using namespace atrex::lint;
 namespace {
 class RuntimeOverrideCheck : public LintCheck {
 public:
-  StringRef name() const override { return "atrex-evasion-runtime-override"; }
+  StringRef name() const override { return checks::EvasionRuntimeOverride; }
   void run(CheckContext &Ctx) override {
     for (const Finding &F : Ctx.M.Unconditional)
       if (F.Check == name())

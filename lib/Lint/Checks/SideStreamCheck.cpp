@@ -37,7 +37,7 @@ std::string arg(const Site &S, size_t I) {
 
 class SideStreamCheck : public LintCheck {
 public:
-  StringRef name() const override { return "atrex-evasion-side-stream"; }
+  StringRef name() const override { return checks::EvasionSideStream; }
   void run(CheckContext &Ctx) override {
     std::vector<const ReachedSite *> Creates;
     std::set<std::string> Joined;
@@ -88,7 +88,7 @@ public:
       if (Id.empty() ? AnyJoin : Joined.count(Id) != 0)
         continue;
       Finding F;
-      F.Check = "atrex-evasion-side-stream";
+      F.Check = checks::EvasionSideStream.str();
       F.Pos = S.Pos;
       F.Symbol = S.Name;
       F.Library = "side stream";

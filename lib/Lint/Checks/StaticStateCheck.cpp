@@ -16,7 +16,7 @@ using namespace atrex::lint;
 namespace {
 class StaticStateCheck : public LintCheck {
 public:
-  StringRef name() const override { return "atrex-evasion-static-state"; }
+  StringRef name() const override { return checks::EvasionStaticState; }
 
   void run(CheckContext &Ctx) override {
     StringSet<> Done;
@@ -39,7 +39,7 @@ private:
   void report(CheckContext &Ctx, const StateVar &V, const FunctionNode *F,
               StringRef What) {
     Finding Fd;
-    Fd.Check = "atrex-evasion-static-state";
+    Fd.Check = checks::EvasionStaticState.str();
     Fd.Pos = V.Pos;
     Fd.Symbol = V.Name;
     Fd.CallPath = Ctx.pathTo(F);

@@ -14,7 +14,7 @@ using namespace atrex::lint;
 namespace {
 class UnlaunchedKernelCheck : public LintCheck {
 public:
-  StringRef name() const override { return "atrex-kernel-unlaunched"; }
+  StringRef name() const override { return checks::KernelUnlaunched; }
   void run(CheckContext &Ctx) override {
     if (Ctx.M.DeviceModule)
       return; // launches are not in device IR
@@ -25,7 +25,7 @@ public:
       if (Ctx.Launched.count(F.Key))
         continue;
       Finding Fd;
-      Fd.Check = "atrex-kernel-unlaunched";
+      Fd.Check = checks::KernelUnlaunched.str();
       Fd.Pos = F.Pos;
       Fd.Symbol = F.Name;
       Fd.Message = F.IsTemplatePattern

@@ -1,6 +1,7 @@
 //===- PythonChecks.cpp - checks only Python submissions need -------------===//
 
 #include "PythonChecks.h"
+#include "atrex/Lint/Checks.h"
 #include "atrex/Lint/Policy.h"
 #include "atrex/Lint/PythonFrontend.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -19,7 +20,7 @@ namespace {
 class PythonStateCheck : public LintCheck {
 public:
   explicit PythonStateCheck(const PythonFacts &Facts) : Facts(Facts) {}
-  StringRef name() const override { return "atrex-evasion-static-state"; }
+  StringRef name() const override { return checks::EvasionStaticState; }
   void run(CheckContext &Ctx) override {
     for (const FunctionNode *F : Ctx.Reachable) {
       auto It = Facts.Functions.find(F->Key);
@@ -56,7 +57,7 @@ private:
 class PythonSideStreamCheck : public LintCheck {
 public:
   explicit PythonSideStreamCheck(const PythonFacts &Facts) : Facts(Facts) {}
-  StringRef name() const override { return "atrex-evasion-side-stream"; }
+  StringRef name() const override { return checks::EvasionSideStream; }
   void run(CheckContext &Ctx) override {
     for (const FunctionNode *F : Ctx.Reachable) {
       auto It = Facts.Functions.find(F->Key);
@@ -88,7 +89,7 @@ private:
 class PythonInputWriteCheck : public LintCheck {
 public:
   explicit PythonInputWriteCheck(const PythonFacts &Facts) : Facts(Facts) {}
-  StringRef name() const override { return "atrex-evasion-input-write"; }
+  StringRef name() const override { return checks::EvasionInputWrite; }
   void run(CheckContext &Ctx) override {
     for (const FunctionNode *F : Ctx.Entries) {
       auto It = Facts.Functions.find(F->Key);
@@ -122,7 +123,7 @@ class PythonKernelNoComputeCheck : public LintCheck {
 public:
   explicit PythonKernelNoComputeCheck(const PythonFacts &Facts)
       : Facts(Facts) {}
-  StringRef name() const override { return "atrex-kernel-no-compute"; }
+  StringRef name() const override { return checks::KernelNoCompute; }
   void run(CheckContext &Ctx) override {
     std::set<std::string> Seen;
     for (const ReachedSite &RS : Ctx.Sites) {

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "atrex/Lint/Checks.h"
 #include "atrex/Lint/PythonFrontend.h"
 #include "../Checks/Check.h"
 #include "PythonChecks.h"
@@ -1192,7 +1193,7 @@ void PythonModelBuilder::scanModule() {
         if (!Q.empty() && Attr && Attr->size() == 1 &&
             !polyfill(N, Q + "." + (*Attr)[0].Text)) {
           Finding F;
-          F.Check = "atrex-evasion-runtime-override";
+          F.Check = checks::EvasionRuntimeOverride.str();
           F.Pos = pos(N);
           F.Symbol = cxxName(Q + "." + (*Attr)[0].Text);
           F.Library = "runtime symbol";
@@ -1411,7 +1412,7 @@ void PythonModelBuilder::checkModuleOverride(PyNode Target, PyNode Value) {
   if (Q.empty() || polyfill(Target.parent(), Q))
     return;
   Finding F;
-  F.Check = "atrex-evasion-runtime-override";
+  F.Check = checks::EvasionRuntimeOverride.str();
   F.Pos = pos(Target);
   F.Symbol = cxxName(Q);
   F.Library = "runtime symbol";
