@@ -46,6 +46,9 @@ struct PlanSettings {
   bool readOnlyView = true;
   // The ghost-replay check after the correctness trials (docs/gate.md, "Integrity checks").
   bool ghostReplay = true;
+  // The clocks stage: a unit timed while the GPU slowed its clocks (thermal,
+  // hardware slowdown, power brake) is the gate's error (docs/gate.md, "Stages").
+  bool clockCheck = true;
   int trials = 4;
   double warmupMs = 100;
   int minReps = 10;

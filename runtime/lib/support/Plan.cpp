@@ -60,6 +60,7 @@ const Setting kSettings[] = {
     {"clean_timing_tolerance", &PlanSettings::cleanTimingTolerance},
     {"own_share_calls", &PlanSettings::ownShareCalls},
     {"gpu_mb", &PlanSettings::gpuMb, false, true},
+    {"clock_check", &PlanSettings::clockCheck},
     {"memcheck", &PlanSettings::memcheck},
     {"memcheck_s", &PlanSettings::memcheckSeconds},
     {"cache_dir", &PlanSettings::cacheDir},

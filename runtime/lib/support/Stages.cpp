@@ -443,6 +443,41 @@ public:
   }
 };
 
+// A time measured while the GPU slowed its clocks for heat, a hardware
+// slowdown or a power brake is not the kernel's: the unit is the gate's
+// error (run it again), not the submission's failure. NVML's reasons as the
+// worker sampled them after the timed loop (performance.clocks.after, and
+// the clean run's when it has them); the power cap is normal under load.
+class ClocksStage final : public Stage {
+public:
+  std::string_view name() const override { return "clocks"; }
+  bool enabled(const PlanSettings &s) const override { return s.clockCheck; }
+  void run(GroupContext &g) const override {
+    static const char *const kSlowdowns[] = {"sw_thermal", "hw_thermal", "hw_slowdown", "hw_power_brake"};
+    for (UnitState &st : g.states) {
+      if (!st.passing())
+        continue;
+      const Json *perf = st.r.get("performance");
+      std::string found;
+      for (const Json *p : {perf, perf ? perf->get("clean_run") : nullptr}) {
+        const Json *clocks = p ? p->get("clocks") : nullptr;
+        const Json *after = clocks ? clocks->get("after") : nullptr;
+        const Json *reasons = after ? after->get("clock_event_reasons") : nullptr;
+        if (!reasons || !reasons->isArray())
+          continue;
+        for (const Json &r : reasons->asArray())
+          for (const char *s : kSlowdowns)
+            if (r.isString() && r.asString() == s && found.find(s) == std::string::npos)
+              found += (found.empty() ? "" : ", ") + std::string(s);
+      }
+      if (!found.empty())
+        st.take({protocol::kError, protocol::kStagePerformance,
+                 "the GPU slowed its clocks during the timed calls (" + found +
+                     "): the time is not the kernel's; run the unit again (--resume)"});
+    }
+  }
+};
+
 } // namespace
 
 const std::vector<const Stage *> &gateStages() {
@@ -453,6 +488,7 @@ const std::vector<const Stage *> &gateStages() {
       new CleanTimingStage(),
       new MemcheckStage(),
       new FloorStage(),
+      new ClocksStage(),
   };
   return stages;
 }

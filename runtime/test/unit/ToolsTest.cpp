@@ -599,6 +599,42 @@ echo "$key "'{"status":"pass","stage":"done","performance":{"median_us":'"$FAKE_
   }
 }
 
+// The clocks stage: a unit timed while the GPU slowed its clocks for heat
+// is the gate's error (run again), the power cap is normal, and
+// clock_check: false turns the stage off.
+TEST(AtrexGate, ClocksStageMakesThrottledTimingsTheGatesError) {
+  std::string d = tmp("gate-clocks");
+  std::ofstream(d + "/worker.sh") << R"SH(#!/bin/sh
+read seed key
+echo "$key "'{"status":"pass","stage":"done","performance":{"median_us":50,"p10_us":49,"p90_us":51,"reps":10,"mode":"eager","side_stream_reps":0,"launch_gap_hidden":true,"clocks":{"before":{"sm_mhz":1980,"clock_event_reasons":[]},"after":{"sm_mhz":1500,"clock_event_reasons":['"$FAKE_REASONS"']}}},"attribution":{"available":true,"verdict":"adopted"}}' >&3
+)SH";
+  fakeCuobjdump(d);
+  fs::permissions(d + "/worker.sh", fs::perms::owner_all);
+  struct Case {
+    std::string reasons, settings, status;
+  } cases[] = {{R"(\"sw_power_cap\",\"hw_thermal\")", R"("clean_timing":false,"read_only_view":false)", "error"},
+               {R"(\"sw_power_cap\")", R"("clean_timing":false,"read_only_view":false)", "pass"},
+               {R"(\"hw_thermal\")", R"("clean_timing":false,"read_only_view":false,"clock_check":false)", "pass"}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.reasons + " " + c.settings);
+    onePlan(d, c.settings);
+    fs::remove(d + "/r.jsonl");
+    Out o = sh("FAKE_REASONS=\"" + c.reasons + "\" ATREX_CUOBJDUMP=" + d + "/cuobjdump.sh " + kGate + " --quiet --plan " +
+               d + "/plan.json --out " + d + "/r.jsonl --cache " + sharedCache() + " --worker " + d + "/worker.sh");
+    Json r = Json::parse(readFile(d + "/r.jsonl"));
+    EXPECT_EQ(r.getString("status", ""), c.status) << r.dump();
+    if (c.status == "error") {
+      EXPECT_EQ(o.status, 2) << o.text; // a unit in the gate's error
+      EXPECT_EQ(r.getString("stage", ""), "performance");
+      EXPECT_NE(r.getString("reason", "").find("slowed its clocks during the timed calls (hw_thermal)"),
+                std::string::npos)
+          << r.dump();
+    } else {
+      EXPECT_EQ(o.status, 0) << o.text;
+    }
+  }
+}
+
 // Each worker run gets an empty HOME and TMPDIR of its own; what it leaves
 // there, and what appears in the shared /tmp while it runs, is recorded.
 TEST(AtrexGate, FilesTheWorkerWritesAreRecorded) {
