@@ -450,7 +450,7 @@ public:
 // the clean run's when it has them); the power cap is normal under load.
 class ClocksStage final : public Stage {
 public:
-  std::string_view name() const override { return "clocks"; }
+  std::string_view name() const override { return "clock-check"; }
   bool enabled(const PlanSettings &s) const override { return s.clockCheck; }
   void run(GroupContext &g) const override {
     static const char *const kSlowdowns[] = {"sw_thermal", "hw_thermal", "hw_slowdown", "hw_power_brake"};

@@ -599,7 +599,7 @@ echo "$key "'{"status":"pass","stage":"done","performance":{"median_us":'"$FAKE_
   }
 }
 
-// The clocks stage: a unit timed while the GPU slowed its clocks for heat
+// The clock-check stage: a unit timed while the GPU slowed its clocks for heat
 // is the gate's error (run again), the power cap is normal, and
 // clock_check: false turns the stage off.
 TEST(AtrexGate, ClocksStageMakesThrottledTimingsTheGatesError) {
