@@ -679,7 +679,10 @@ echo "$key "'{"status":"pass","stage":"done","performance":{"median_us":100,"p10
       EXPECT_TRUE(inView) << r.get("child")->dump();
     if (inView) {
       EXPECT_FALSE(leaked);
-      EXPECT_EQ(att->get("outside_tmp"), nullptr) << r.dump();
+      // Other processes of the machine may change /tmp meanwhile (a build
+      // beside the tests made this flaky): the leak itself must be absent.
+      if (const Json *out = att->get("outside_tmp"))
+        EXPECT_EQ(out->dump().find(leak), std::string::npos) << r.dump();
       EXPECT_NE(r.get("child")->getString("stderr_tail", "").find("Read-only file system"), std::string::npos)
           << r.dump();
     } else {
