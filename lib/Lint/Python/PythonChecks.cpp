@@ -37,7 +37,8 @@ public:
           Fd.Message = "'" + W.Name +
                        "' memoises results between calls of the entry" +
                        (W.Risky ? " and can cache outputs"
-                                : " (it takes and returns no tensors)");
+                                : " (its arguments hold no input data and "
+                                  "no caller returns its result)");
         else
           Fd.Message = W.What + " '" + W.Name +
                        "' is written by the entry and keeps state between "

@@ -513,6 +513,14 @@ private:
   void visitAssign(PyNode N, FnState &St);
   void bindTarget(PyNode Target, const Ref &V, FnState &St);
   void checkStateWrite(PyNode Target, PyNode Value, FnState &St, bool Augmented);
+  /// \p Value, stored by the assignment to \p Target, is a new tensor whose
+  /// content depends on no input: an allocation call itself, or a name that
+  /// the statements before the store, in its block, bind to one and do not
+  /// use otherwise.
+  bool isFreshValue(PyNode Value, PyNode Target);
+  /// A container key that holds no input data: metadata (`x.device`,
+  /// `(n, dtype)`) and names that are not tensors.
+  bool keyHoldsNoData(PyNode Key, FnState &St);
   void checkModuleOverride(PyNode Target, PyNode Value);
   /// Whether \p C tests that module \p Mod has (\p Has) or lacks the
   /// attribute \p Attr: `hasattr(m, "x")`, `"x" in dir(m)`,
@@ -2151,6 +2159,292 @@ void PythonModelBuilder::bindTarget(PyNode Target, const Ref &V, FnState &St) {
   }
 }
 
+/// Builtins and `math` functions that take numbers, strings or device and
+/// dtype descriptions and give numbers, strings or booleans back.
+static bool isScalarCallee(PyNode Fn) {
+  static const char *const Builtins[] = {
+      "int",   "float", "str",     "bool",  "len",   "min",   "max",
+      "abs",   "range", "round",   "divmod", "hash", "print", "repr",
+      "isinstance", "type", "format", "pow", "ord", "chr", "id"};
+  if (Fn.is("identifier"))
+    return oneOf(Fn.text(), Builtins);
+  if (Fn.is("attribute"))
+    return Fn.field("object").text() == "math";
+  return false;
+}
+
+/// Metadata of a tensor (its shape, dtype, device, size, stride), never the
+/// values it holds: `x.shape[0] * 2`, `x.device`, `(n, 4)`, `torch.int32`.
+static bool isMetadataExpr(PyNode E, unsigned Depth = 0) {
+  if (!E || Depth > 16)
+    return false;
+  if (E.is("integer") || E.is("float") || E.is("string") || E.is("true") ||
+      E.is("false") || E.is("none") || E.is("identifier"))
+    return true;
+  if (E.is("attribute")) {
+    StringRef A = E.field("attribute").text();
+    PyNode O = E.field("object");
+    if (A == "shape" || A == "dtype" || A == "device" || A == "ndim" ||
+        A == "layout")
+      return isMetadataExpr(O, Depth + 1);
+    // A module's constant: `torch.int32`, `torch.float8_e4m3fn`.
+    PyNode Root = O;
+    while (Root.is("attribute"))
+      Root = Root.field("object");
+    StringRef R = Root.text();
+    return Root.is("identifier") &&
+           (R == "torch" || R == "np" || R == "numpy" || R == "math");
+  }
+  if (E.is("call")) {
+    PyNode Fn = E.field("function");
+    if (Fn.is("attribute")) {
+      StringRef M = Fn.field("attribute").text();
+      if (!(M == "size" || M == "dim" || M == "numel" || M == "stride" ||
+            M == "get_device" || M == "element_size" || M == "current_device" ||
+            M == "current_stream" || M == "device"))
+        return false;
+    } else if (!isScalarCallee(Fn)) {
+      return false;
+    }
+    for (PyNode A : E.field("arguments").namedChildren())
+      if (!isMetadataExpr(A.is("keyword_argument") ? A.field("value") : A,
+                          Depth + 1))
+        return false;
+    return true;
+  }
+  if (E.is("subscript"))
+    return isMetadataExpr(E.field("value"), Depth + 1) &&
+           isMetadataExpr(E.field("subscript"), Depth + 1);
+  if (E.is("binary_operator") || E.is("unary_operator") ||
+      E.is("parenthesized_expression") || E.is("tuple") || E.is("list") ||
+      E.is("expression_list") || E.is("keyword_argument") ||
+      E.is("argument_list")) {
+    if (E.is("binary_operator") && E.field("operator").text() == "@")
+      return false;
+    for (PyNode C : E.namedChildren())
+      if (!isMetadataExpr(C.is("keyword_argument") ? C.field("value") : C,
+                          Depth + 1))
+        return false;
+    return true;
+  }
+  return false;
+}
+
+/// A new tensor whose content depends on no input: `torch.zeros(n, dtype=...,
+/// device=x.device)`, `torch.ones(1)`, `torch.empty(shape)`.
+static bool isFreshAllocation(PyNode E, StringRef Callee) {
+  static const char *const Allocs[] = {"torch.zeros", "torch.ones",
+                                       "torch.empty", "torch.full",
+                                       "torch.arange", "torch.eye"};
+  if (!E.is("call") || !oneOf(Callee, Allocs))
+    return false;
+  PyNode Args = E.field("arguments");
+  return Args && isMetadataExpr(Args);
+}
+
+/// Every use of \p Name in \p Body treats it as a number, a string or a
+/// device, dtype or stream description, never as a tensor: arithmetic with a
+/// literal, comparisons, conditions, scalar builtins (`int`, `min`, `str`),
+/// `device=`/`dtype=` arguments, a name bound to it that is used so in turn.
+static bool usedOnlyAsScalar(PyNode Body, StringRef Name, unsigned Depth = 0);
+
+static bool scalarUse(PyNode Id, PyNode Body, unsigned Depth) {
+  PyNode P = Id.parent();
+  while (P.is("parenthesized_expression")) {
+    Id = P;
+    P = P.parent();
+  }
+  if (P.is("comparison_operator") || P.is("boolean_operator") ||
+      P.is("not_operator") || P.is("interpolation") ||
+      P.is("global_statement") || P.is("nonlocal_statement") ||
+      P.is("parameters") || P.is("default_parameter") ||
+      P.is("typed_parameter") || P.is("typed_default_parameter") ||
+      P.is("if_statement") || P.is("elif_clause") || P.is("while_statement") ||
+      P.is("assert_statement"))
+    return true;
+  if (P.is("attribute"))
+    return P.field("attribute") == Id; // `o.name`: not the variable
+  if (P.is("unary_operator"))
+    return scalarUse(P, Body, Depth);
+  if (P.is("binary_operator")) {
+    StringRef Op = P.field("operator").text();
+    if (Op == "@")
+      return false;
+    PyNode Other = P.field("left") == Id ? P.field("right") : P.field("left");
+    return Other.is("integer") || Other.is("float") || Op == "//" ||
+           Op == "%" || Op == "<<" || Op == ">>";
+  }
+  if (P.is("conditional_expression")) // `a if c else b`: c is a condition
+    return P.numNamed() == 3 && P.named(1) == Id;
+  if (P.is("keyword_argument")) {
+    if (P.field("name") == Id)
+      return true;
+    StringRef K = P.field("name").text();
+    return K == "device" || K == "dtype" || K == "stream" || K == "layout";
+  }
+  if (P.is("argument_list"))
+    return isScalarCallee(P.parent().field("function"));
+  if (P.is("assignment") || P.is("augmented_assignment")) {
+    if (P.field("left") == Id)
+      return true; // rebound
+    PyNode L = P.field("left");
+    if (P.is("assignment") && P.field("right") == Id && L.is("identifier") &&
+        Depth < 4)
+      return usedOnlyAsScalar(Body, L.text(), Depth + 1);
+    return false;
+  }
+  return false;
+}
+
+static bool usedOnlyAsScalar(PyNode Body, StringRef Name, unsigned Depth) {
+  bool Ok = true;
+  std::function<void(PyNode)> Walk = [&](PyNode N) {
+    if (!Ok)
+      return;
+    if (N.is("identifier") && N.text() == Name) {
+      Ok = scalarUse(N, Body, Depth);
+      return;
+    }
+    for (PyNode C : N.namedChildren())
+      Walk(C);
+  };
+  Walk(Body);
+  return Ok;
+}
+
+/// The function definition that holds \p N, or a null node at module level.
+static PyNode enclosingFunction(PyNode N) {
+  for (PyNode P = N.parent(); P; P = P.parent())
+    if (P.is("function_definition"))
+      return P;
+  return {};
+}
+
+/// Whether a value that \p IsSource matches reaches a `return` of the
+/// function it is in: `return f()`, `return cache[k]`, or a name bound to it
+/// there (`v = f()`, `a, b = f()`) that a `return` mentions.
+static bool reachesReturn(PyNode Root,
+                          llvm::function_ref<bool(PyNode)> IsSource) {
+  bool Found = false;
+  auto NamesReturned = [&](PyNode Fn, const std::set<std::string> &Names) {
+    bool Hit = false;
+    std::function<void(PyNode, bool)> Walk = [&](PyNode N, bool InReturn) {
+      if (Hit)
+        return;
+      if (N.is("function_definition") && !(N == Fn))
+        return; // a nested definition returns to its own callers
+      InReturn = InReturn || N.is("return_statement");
+      if (InReturn && N.is("identifier") && Names.count(N.text().str())) {
+        Hit = true;
+        return;
+      }
+      for (PyNode C : N.namedChildren())
+        Walk(C, InReturn);
+    };
+    Walk(Fn ? Fn.field("body") : Root, false);
+    return Hit;
+  };
+  std::function<void(PyNode)> Walk = [&](PyNode N) {
+    if (Found)
+      return;
+    if (IsSource(N)) {
+      PyNode Cur = N;
+      for (PyNode P = N.parent(); P; Cur = P, P = P.parent()) {
+        if (P.is("return_statement")) {
+          Found = true;
+          return;
+        }
+        if (P.is("assignment")) {
+          if (!(P.field("right") == Cur))
+            break;
+          std::set<std::string> Names;
+          PyNode L = P.field("left");
+          if (L.is("identifier"))
+            Names.insert(L.text().str());
+          for (PyNode C : L.namedChildren())
+            if (C.is("identifier"))
+              Names.insert(C.text().str());
+          if (!Names.empty() && NamesReturned(enclosingFunction(P), Names))
+            Found = true;
+          break;
+        }
+        if (P.is("expression_statement") || P.is("block") ||
+            P.is("function_definition") || P.is("module"))
+          break;
+      }
+    }
+    for (PyNode C : N.namedChildren())
+      Walk(C);
+  };
+  Walk(Root);
+  return Found;
+}
+
+bool PythonModelBuilder::isFreshValue(PyNode Value, PyNode Target) {
+  auto Fresh = [&](PyNode E) {
+    return E.is("call") &&
+           isFreshAllocation(E, qualifiedOf(E.field("function")));
+  };
+  if (Fresh(Value))
+    return true;
+  if (!Value.is("identifier"))
+    return false;
+  StringRef Name = Value.text();
+  PyNode Stmt = Target.parent();
+  while (Stmt && !Stmt.is("expression_statement"))
+    Stmt = Stmt.parent();
+  PyNode Block = Stmt ? Stmt.parent() : PyNode();
+  if (!Block || !Block.is("block"))
+    return false;
+  std::vector<PyNode> Stmts = Block.namedChildren();
+  auto It = std::find(Stmts.begin(), Stmts.end(), Stmt);
+  auto Mentions = [&](PyNode N) {
+    bool Hit = false;
+    std::function<void(PyNode)> W = [&](PyNode X) {
+      if (Hit)
+        return;
+      if (X.is("identifier") && X.text() == Name &&
+          !(X.parent().is("attribute") && X.parent().field("attribute") == X))
+        Hit = true;
+      for (PyNode C : X.namedChildren())
+        W(C);
+    };
+    W(N);
+    return Hit;
+  };
+  while (It != Stmts.begin()) {
+    PyNode S = *--It;
+    PyNode A = S.is("expression_statement") && S.numNamed() == 1
+                   ? S.named(0)
+                   : PyNode();
+    if (A && A.is("assignment") && A.field("left").is("identifier") &&
+        A.field("left").text() == Name)
+      return A.field("right") && Fresh(A.field("right"));
+    if (Mentions(S))
+      return false;
+  }
+  return false;
+}
+
+bool PythonModelBuilder::keyHoldsNoData(PyNode Key, FnState &St) {
+  if (!Key || !isMetadataExpr(Key))
+    return false;
+  auto DataName = [&](PyNode N) {
+    if (!N.is("identifier"))
+      return false;
+    Ref::Kind K = resolve(N, St).K;
+    return K == Ref::Tensor || K == Ref::MaybeTensor;
+  };
+  if (DataName(Key))
+    return false;
+  if (Key.is("tuple") || Key.is("expression_list") ||
+      Key.is("parenthesized_expression"))
+    for (PyNode C : Key.namedChildren())
+      if (DataName(C))
+        return false;
+  return true;
+}
+
 void PythonModelBuilder::checkStateWrite(PyNode Target, PyNode Value,
                                          FnState &St, bool Augmented) {
   if (St.Init)
@@ -2170,6 +2464,20 @@ void PythonModelBuilder::checkStateWrite(PyNode Target, PyNode Value,
   if (Value && (Value.is("call") || Value.is("identifier")) && !Augmented &&
       resolve(Value, St).K == Ref::None && Target.is("attribute"))
     Risky = Risky || Value.is("identifier"); // storing a local (the output?)
+  // A new tensor whose content depends on no input, kept by a key that
+  // holds no input data and never handed back as the entry's result
+  // (`_masks[x.device] = torch.ones(1, ...)`, split-K semaphores): a
+  // workspace, not a cache of outputs.
+  if (Risky && Value && !Augmented && isFreshValue(Value, Target) &&
+      (!Target.is("subscript") ||
+       keyHoldsNoData(Target.field("subscript"), St))) {
+    StringRef Held = Base.text();
+    if (!reachesReturn(T.root(), [&](PyNode N) {
+          return (N.is("identifier") || N.is("attribute")) &&
+                 N.text() == Held;
+        }))
+      Risky = false;
+  }
   if (Base.is("attribute") && !St.SelfName.empty() &&
       Base.field("object").text() == St.SelfName) {
     St.PF->StateWrites.push_back(
@@ -2863,14 +3171,32 @@ void PythonModelBuilder::walkFunction(PyFunc &F) {
     // Memoising can replay outputs only when the function takes or returns
     // tensors (or a caller passes it tensors or unknown values); a cached
     // device query or config lookup is state, not an output cache.
-    bool Risky = St.ReturnsTensor;
+    // A memoised function replays outputs when its key can hold input data
+    // (a tensor argument, hashed by identity, or an unknown value used as a
+    // tensor), or when the tensor it returns is what a caller returns (the
+    // same output object on every call). Scratch it returns to callers that
+    // pass it to kernels (split-K semaphores keyed on the stream) is not.
+    bool Risky = false;
+    PyNode Body = bodyOf(F);
     for (const PyParam &P : params(F)) {
       if (P.Receiver)
         continue;
       if (St.TensorParams.count(P.Name) ||
-          (!P.NonTensor && F.TensorishArgs.count(P.Name)))
+          (!P.NonTensor && F.TensorishArgs.count(P.Name) &&
+           !usedOnlyAsScalar(Body, P.Name)))
         Risky = true;
     }
+    StringRef Short = StringRef(F.Name).rsplit('.').second.empty()
+                          ? StringRef(F.Name)
+                          : StringRef(F.Name).rsplit('.').second;
+    if (!Risky && St.ReturnsTensor)
+      Risky = reachesReturn(T.root(), [&](PyNode N) {
+        if (!N.is("call"))
+          return false;
+        PyNode Fn = N.field("function");
+        return (Fn.is("identifier") && Fn.text() == Short) ||
+               (Fn.is("attribute") && Fn.field("attribute").text() == Short);
+      });
     St.PF->StateWrites.push_back({pos(*Memo),
                                   cxxName(MemoName) + " on '" + F.Name + "'",
                                   "memoised result", Risky});

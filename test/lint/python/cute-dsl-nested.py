@@ -45,7 +45,7 @@ def build_only(x: torch.Tensor):
             pass
 
     return Idle()
-# CHECK: note: 'functools::cache on '_compile_copy'' memoises results between calls of the entry (it takes and returns no tensors) [atrex-evasion-static-state]
+# CHECK: note: 'functools::cache on '_compile_copy'' memoises results between calls of the entry (its arguments hold no input data and no caller returns its result) [atrex-evasion-static-state]
 # CHECK-NOT: delegates
 # CHECK: kernel '_compile_copy.CopyRows.kernel' at {{.*}}cute-dsl-nested.py:24:13: launched
 # CHECK: verdict: adopted

@@ -2,8 +2,8 @@
 # launch configuration from ints and a dtype) keep no outputs: notes only.
 # RUN: atrex-lint --no-snippets %s 2>&1 | FileCheck %s
 # CHECK-NOT: warning
-# CHECK: :[[@LINE+9]]:1: note: 'functools::lru_cache on 'device_props'' memoises results between calls of the entry (it takes and returns no tensors) [atrex-evasion-static-state]
-# CHECK: :[[@LINE+17]]:1: note: 'functools::cache on 'launch_config'' memoises results between calls of the entry (it takes and returns no tensors) [atrex-evasion-static-state]
+# CHECK: :[[@LINE+9]]:1: note: 'functools::lru_cache on 'device_props'' memoises results between calls of the entry (its arguments hold no input data and no caller returns its result) [atrex-evasion-static-state]
+# CHECK: :[[@LINE+17]]:1: note: 'functools::cache on 'launch_config'' memoises results between calls of the entry (its arguments hold no input data and no caller returns its result) [atrex-evasion-static-state]
 # CHECK: verdict: adopted
 from functools import lru_cache, cache
 import torch
