@@ -70,8 +70,7 @@ struct Row {
   std::string problem;
   std::string phase;
   atrex::SemanticWork work;
-  atrex::RooflineTime datasheet;
-  std::optional<atrex::RooflineTime> measured;
+  atrex::ProblemRoofline roofline;
 };
 
 llvm::json::Value attrToJSON(Attribute attr) {
@@ -172,50 +171,24 @@ std::string flopString(const std::map<std::string, uint64_t> &flops) {
   return text.empty() ? "-" : text;
 }
 
+/// One row: the semantic work's shape, FLOPs and special functions (the
+/// passes' JSON form), its read/written bytes, and the roofline's fields as
+/// the library writes them for the sealed bundle (one definition of each key).
 llvm::json::Value rowToJSON(const Row &row) {
-  llvm::json::Object shape;
-  for (const auto &dim : row.work.shape)
-    shape[dim.first] = dim.second;
-  llvm::json::Object flops;
-  for (const auto &engine : row.work.flops) {
-    llvm::json::Object dtypes;
-    for (const auto &dtype : engine.second)
-      dtypes[dtype.first] = static_cast<int64_t>(dtype.second);
-    flops[engine.first] = std::move(dtypes);
-  }
-  flops["total"] = static_cast<int64_t>(row.work.totalFlops());
-  llvm::json::Object special;
-  for (const auto &fn : row.work.special)
-    special[fn.first] = static_cast<int64_t>(fn.second);
-  const atrex::RooflineTime &primary =
-      row.measured ? *row.measured : row.datasheet;
-  double bytes = static_cast<double>(row.work.totalBytes());
-  return llvm::json::Object{
+  llvm::json::Value work = atrex::toJSON(row.work);
+  llvm::json::Object &w = *work.getAsObject();
+  llvm::json::Object out{
       {"operator", row.work.operatorName},
       {"problem", row.problem},
       {"phase", row.phase},
       {"gpu", row.gpu},
-      {"shape", std::move(shape)},
-      {"flops", std::move(flops)},
-      {"special", std::move(special)},
-      {"bytes", static_cast<int64_t>(row.work.totalBytes())},
       {"bytes_read", static_cast<int64_t>(row.work.bytesRead)},
-      {"bytes_written", static_cast<int64_t>(row.work.bytesWritten)},
-      {"intensity",
-       bytes > 0 ? static_cast<double>(row.work.totalFlops()) / bytes : 0.0},
-      {"regime", primary.memoryBound() ? "memory" : "compute"},
-      {"ceiling", row.measured ? "measured" : "datasheet"},
-      {"t_roofline_s", primary.seconds()},
-      {"t_roofline_nofloor_s", primary.noFloorSeconds()},
-      {"t_latency_floor_s", primary.floorSeconds},
-      {"floor_bound", primary.floorBound()},
-      {"t_roofline_datasheet_s", row.datasheet.seconds()},
-      {"t_roofline_measured_s",
-       row.measured ? llvm::json::Value(row.measured->seconds())
-                    : llvm::json::Value(nullptr)},
-      {"regime_datasheet", row.datasheet.memoryBound() ? "memory" : "compute"},
-      {"t_compute_s", primary.computeSeconds},
-      {"t_memory_s", primary.memorySeconds}};
+      {"bytes_written", static_cast<int64_t>(row.work.bytesWritten)}};
+  for (const char *key : {"shape", "flops", "special"})
+    out[key] = std::move(*w.get(key));
+  for (auto &field : atrex::toJSON(row.roofline))
+    out[field.first] = std::move(field.second);
+  return out;
 }
 
 void printText(llvm::raw_ostream &os, const std::vector<atrex::GpuSpec> &gpus,
@@ -247,11 +220,11 @@ void printText(llvm::raw_ostream &os, const std::vector<atrex::GpuSpec> &gpus,
       for (const auto &fn : row.work.special)
         special += fn.second;
       double bytes = static_cast<double>(row.work.totalBytes());
-      const atrex::RooflineTime &primary =
-          row.measured ? *row.measured : row.datasheet;
+      const atrex::RooflineTime &primary = row.roofline.primary();
       std::string measured =
-          row.measured
-              ? llvm::formatv("{0:f3}", row.measured->seconds() * 1e6).str()
+          row.roofline.Measured
+              ? llvm::formatv("{0:f3}", row.roofline.Measured->seconds() * 1e6)
+                    .str()
               : "-";
       os << llvm::format(
           "%-26s %-14s %-28s %-12s %-10s %-10s %-8s %-8s %11s %11s\n",
@@ -259,12 +232,9 @@ void printText(llvm::raw_ostream &os, const std::vector<atrex::GpuSpec> &gpus,
           engine("matrix").c_str(), engine("vector").c_str(),
           llvm::formatv("{0:e2}", static_cast<double>(special)).str().c_str(),
           llvm::formatv("{0:e2}", bytes).str().c_str(),
-          llvm::formatv("{0:f2}", bytes > 0 ? row.work.totalFlops() / bytes
-                                            : 0.0)
-              .str()
-              .c_str(),
+          llvm::formatv("{0:f2}", row.roofline.intensity()).str().c_str(),
           primary.memoryBound() ? "memory" : "compute",
-          llvm::formatv("{0:f3}", row.datasheet.seconds() * 1e6).str().c_str(),
+          llvm::formatv("{0:f3}", row.roofline.Datasheet.seconds() * 1e6).str().c_str(),
           measured.c_str());
     }
     os << "\n";
@@ -339,8 +309,7 @@ int main(int argc, char **argv) {
         row.problem = problem.name;
         row.phase = problem.phase;
         row.work = *work;
-        row.datasheet = roofline->Datasheet;
-        row.measured = roofline->Measured;
+        row.roofline = *roofline;
         rows.push_back(std::move(row));
       }
     }
