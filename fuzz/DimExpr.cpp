@@ -23,8 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   llvm::StringRef Head(Parts[0].data(), Parts[0].size());
   auto [Expr, BindingText] = Head.split('\n');
 
-  llvm::StringMap<int64_t> Dims = {{"B", 8},         {"T", 7},
-                                   {"D", 4096},      {"H", 128},
+  llvm::StringMap<int64_t> Dims = {{"B", 8},           {"T", 7},
+                                   {"D", 4096},        {"H", 128},
                                    {"big", INT64_MAX}, {"small", INT64_MIN},
                                    {"zero", 0}};
   auto V = atrex::evaluateDimExpr(Expr, Dims);
@@ -45,8 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     llvm::consumeError(B.takeError());
   }
 
-  auto F = atrex::Facts::fromJSON(
-      llvm::StringRef(Parts[1].data(), Parts[1].size()));
+  auto F =
+      atrex::Facts::fromJSON(llvm::StringRef(Parts[1].data(), Parts[1].size()));
   if (!F) {
     llvm::consumeError(F.takeError());
     return 0;

@@ -24,8 +24,8 @@ namespace fuzz {
 inline const std::string &scratchDir() {
   static const std::string Dir = [] {
     const char *Tmp = std::getenv("TMPDIR");
-    std::string D = std::string(Tmp && *Tmp ? Tmp : "/tmp") +
-                    "/atrex-fuzz-" + std::to_string(getpid());
+    std::string D = std::string(Tmp && *Tmp ? Tmp : "/tmp") + "/atrex-fuzz-" +
+                    std::to_string(getpid());
     std::string Cmd = "mkdir -p '" + D + "'";
     if (std::system(Cmd.c_str()) != 0)
       std::abort();
@@ -35,12 +35,14 @@ inline const std::string &scratchDir() {
 }
 
 /// Writes \p Data to \p Name in the scratch directory; returns its path.
-inline std::string writeScratch(const std::string &Name, std::string_view Data) {
+inline std::string writeScratch(const std::string &Name,
+                                std::string_view Data) {
   std::string Path = scratchDir() + "/" + Name;
   FILE *F = std::fopen(Path.c_str(), "wb");
   if (!F)
     std::abort();
-  if (!Data.empty() && std::fwrite(Data.data(), 1, Data.size(), F) != Data.size())
+  if (!Data.empty() &&
+      std::fwrite(Data.data(), 1, Data.size(), F) != Data.size())
     std::abort();
   std::fclose(F);
   return Path;

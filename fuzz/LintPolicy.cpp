@@ -19,9 +19,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     llvm::consumeError(P.takeError());
     return 0;
   }
-  for (llvm::StringRef Sym : {"cublasGemmEx", "at::native::mm", "torch::mm",
-                              "cudaLaunchKernel", "cudaStreamCreate",
-                              "std::chrono::steady_clock::now", ""}) {
+  for (llvm::StringRef Sym :
+       {"cublasGemmEx", "at::native::mm", "torch::mm", "cudaLaunchKernel",
+        "cudaStreamCreate", "std::chrono::steady_clock::now", ""}) {
     (void)P->match(Sym, "/usr/include/cublas_v2.h", false);
     (void)P->match(Sym, "kernel.cu", true);
     (void)P->isLaunchApi(Sym);

@@ -8,11 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "atrex/Lint/PythonFrontend.h"
 #include "FuzzUtil.h"
 #include "PythonSyntax.h"
 #include "atrex/Lint/Analysis.h"
 #include "atrex/Lint/Policy.h"
-#include "atrex/Lint/PythonFrontend.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -33,12 +33,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
 
   std::string Path = atrex::fuzz::writeScratch("submission.py", Source);
   uint64_t Sources = 0;
-  SourceParser ParseCxx = [&](llvm::StringRef, llvm::StringRef Content,
-                              Model &, std::string &) {
-    Sources += Content.size();
-  };
-  SubmissionResult R = lintPythonFile(Path, Policy::getDefault(),
-                                      AnalysisOptions(), ParseCxx);
+  SourceParser ParseCxx = [&](llvm::StringRef, llvm::StringRef Content, Model &,
+                              std::string &) { Sources += Content.size(); };
+  SubmissionResult R =
+      lintPythonFile(Path, Policy::getDefault(), AnalysisOptions(), ParseCxx);
   (void)R;
   return 0;
 }

@@ -3,10 +3,11 @@
 // Part of atrex. The input is a JSON document for atrex::rt::Json::parse
 // (runtime/lib/support/Json.cpp, the reader of plans, results and tensor
 // directories on the execution side: nlohmann-json's SAX parser with the
-// runtime's nesting limit and duplicate-key check, nlohmann's serializer). A document that parses is written
-// compact and indented; what is written must read back, and write again the
-// same (numbers are written with 9 significant digits, non-finite ones as
-// null, so the first reading need not equal the document).
+// runtime's nesting limit and duplicate-key check, nlohmann's serializer). A
+// document that parses is written compact and indented; what is written must
+// read back, and write again the same (numbers are written with 9 significant
+// digits, non-finite ones as null, so the first reading need not equal the
+// document).
 //
 //===----------------------------------------------------------------------===//
 

@@ -37,8 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   std::string Weights = fuzz::writeScratch("sealed/weights.json", Parts[1]);
   std::string Public = fuzz::writeScratch("public/public.json", Parts[2]);
 
-  llvm::consumeError(
-      release::verify(Dir + "/public", Dir + "/sealed"));
+  llvm::consumeError(release::verify(Dir + "/public", Dir + "/sealed"));
 
   auto B = loadSealedBundle(Sealed, Weights);
   if (!B) {
@@ -50,8 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   SubmissionSet Set;
   Set.Name = "fuzz";
   Set.ResultFiles.push_back("results.jsonl");
-  ResultsFile F = parseResults("results.jsonl",
-                               llvm::StringRef(Parts[3].data(), Parts[3].size()));
+  ResultsFile F = parseResults(
+      "results.jsonl", llvm::StringRef(Parts[3].data(), Parts[3].size()));
   Set.Results = std::move(F.Results);
   SubmissionSet Baseline;
   Baseline.Name = "baseline";

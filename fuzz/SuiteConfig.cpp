@@ -25,8 +25,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   std::string Weights = fuzz::writeScratch("weights.json", Parts[2]);
 
   if (auto C = loadConfig(Yaml)) {
-    const Shape Defs[] = {{{"M", 4}, {"N", 4096}, {"K", 4096}, {"T", 7},
-                           {"B", 2}, {"S", 128}, {"H", 32}, {"D", 128}},
+    const Shape Defs[] = {{{"M", 4},
+                           {"N", 4096},
+                           {"K", 4096},
+                           {"T", 7},
+                           {"B", 2},
+                           {"S", 128},
+                           {"H", 32},
+                           {"D", 128}},
                           {}};
     for (const OperatorConfig &Op : C->Operators)
       for (const Shape &Def : Defs) {

@@ -47,8 +47,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     File = std::string(Payload);
   } else if (Mode & 2) {
     size_t Half = Payload.size() / 2;
-    File = gzipMember(Payload.substr(0, Half)) +
-           gzipMember(Payload.substr(Half));
+    File =
+        gzipMember(Payload.substr(0, Half)) + gzipMember(Payload.substr(Half));
   } else {
     File = gzipMember(Payload);
   }

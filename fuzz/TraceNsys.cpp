@@ -42,8 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
 
   sqlite3 *DB = nullptr;
   if (sqlite3_open_v2(Path.c_str(), &DB,
-                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
-      SQLITE_OK)
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                      nullptr) != SQLITE_OK)
     __builtin_trap();
   sqlite3_db_config(DB, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
   // A scratch file: no journal, no fsync.

@@ -15,6 +15,8 @@ DEBS=(
   libmlir-22-dev mlir-22-tools
   # libFuzzer and the sanitizer runtimes (fuzz/, scripts/fuzz.sh)
   libclang-rt-22-dev
+  # the style of the own sources (.clang-format, scripts/format.sh, test/format.test) and clang-tidy (.clang-tidy, scripts/tidy.sh)
+  clang-format-22 clang-tidy-22
   # build
   cmake ninja-build g++ make pkg-config python3-pip
   # atrex-trace reads Nsight Systems SQLite exports

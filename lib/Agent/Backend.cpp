@@ -22,31 +22,30 @@ static json::Value optNumber(const std::optional<double> &V) {
 }
 
 json::Object toJSON(const Context &C) {
-  json::Object Best{{"iteration", C.Best.Iteration},
-                    {"accepted", C.Best.Accepted},
-                    {"hash", C.Best.Hash},
-                    {"file", C.BestFile},
-                    {"source", C.Best.Source},
-                    {"s", C.Best.Accepted ? json::Value(C.Best.S)
-                                          : json::Value(nullptr)},
-                    {"median_us", optNumber(C.Best.MedianUs)},
-                    {"lint_verdict", C.Best.LintVerdict},
-                    {"gate_status", C.Best.GateStatus},
-                    {"gate_verdict", C.Best.GateVerdict}};
+  json::Object Best{
+      {"iteration", C.Best.Iteration},
+      {"accepted", C.Best.Accepted},
+      {"hash", C.Best.Hash},
+      {"file", C.BestFile},
+      {"source", C.Best.Source},
+      {"s", C.Best.Accepted ? json::Value(C.Best.S) : json::Value(nullptr)},
+      {"median_us", optNumber(C.Best.MedianUs)},
+      {"lint_verdict", C.Best.LintVerdict},
+      {"gate_status", C.Best.GateStatus},
+      {"gate_verdict", C.Best.GateVerdict}};
   json::Array History;
   for (const HistoryEntry &H : C.History)
-    History.push_back(json::Object{{"iteration", H.Iteration},
-                                   {"hash", H.Hash},
-                                   {"accepted", H.Accepted},
-                                   {"kind", H.Kind.empty()
-                                                ? json::Value(nullptr)
-                                                : json::Value(H.Kind)},
-                                   {"diagnosis", H.Diagnosis},
-                                   {"s", optNumber(H.S)},
-                                   {"median_us", optNumber(H.MedianUs)},
-                                   {"lint_verdict", H.LintVerdict},
-                                   {"gate_status", H.GateStatus},
-                                   {"gate_verdict", H.GateVerdict}});
+    History.push_back(json::Object{
+        {"iteration", H.Iteration},
+        {"hash", H.Hash},
+        {"accepted", H.Accepted},
+        {"kind", H.Kind.empty() ? json::Value(nullptr) : json::Value(H.Kind)},
+        {"diagnosis", H.Diagnosis},
+        {"s", optNumber(H.S)},
+        {"median_us", optNumber(H.MedianUs)},
+        {"lint_verdict", H.LintVerdict},
+        {"gate_status", H.GateStatus},
+        {"gate_verdict", H.GateVerdict}});
   json::Object Problem = toJSON(C.Prob);
   Problem["t_roofline_us"] = C.Prob.TRooflineS * 1e6;
   return json::Object{
@@ -182,8 +181,8 @@ public:
       return Cand;
     }
     if (StringRef(*Source).trim().empty()) {
-      Cand.Failure = "the command wrote an empty candidate to '" +
-                     C.CandidateFile + "'";
+      Cand.Failure =
+          "the command wrote an empty candidate to '" + C.CandidateFile + "'";
       return Cand;
     }
     Cand.Source = std::move(*Source);

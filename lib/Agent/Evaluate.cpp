@@ -19,8 +19,7 @@ using namespace llvm;
 
 namespace atrex::agent {
 
-static std::vector<std::string> strings(const json::Array *A,
-                                        size_t Max = 10) {
+static std::vector<std::string> strings(const json::Array *A, size_t Max = 10) {
   std::vector<std::string> Out;
   if (A)
     for (const json::Value &V : *A)
@@ -75,17 +74,17 @@ Expected<Evaluation> evaluate(const Problem &P, StringRef SourceFile,
                               StringRef Dir, StringRef Name,
                               const EvalOptions &O) {
   if (std::error_code EC = sys::fs::create_directories(Dir))
-    return createStringError(EC, "cannot create '" + Dir + "': " +
-                                     EC.message());
+    return createStringError(EC,
+                             "cannot create '" + Dir + "': " + EC.message());
   Evaluation E;
   // Static verdict.
   std::string LintOut = (Dir + "/lint.json").str();
   std::string LintErr = (Dir + "/lint.err").str();
-  ProcessResult L = runProcess(
-      O.LintPath,
-      {"atrex-lint", "--format=json", "--mode=submission",
-       "--entry=" + P.Operator, SourceFile.str()},
-      {}, LintOut, LintErr, O.LintTimeoutS);
+  ProcessResult L =
+      runProcess(O.LintPath,
+                 {"atrex-lint", "--format=json", "--mode=submission",
+                  "--entry=" + P.Operator, SourceFile.str()},
+                 {}, LintOut, LintErr, O.LintTimeoutS);
   auto LintText = readFile(LintOut);
   if (!L.ExitStatus || *L.ExitStatus == 64 || !LintText) {
     std::string Why = !L.ExitStatus ? L.Error
@@ -131,15 +130,14 @@ Expected<Evaluation> evaluate(const Problem &P, StringRef SourceFile,
                             {"extra", json::Object{{"phase", P.Phase}}}}}}}}}};
   E.PlanFile = (Dir + "/plan.json").str();
   E.ResultsFile = (Dir + "/results.jsonl").str();
-  if (Error Err = writeFile(E.PlanFile,
-                            formatv("{0:2}", json::Value(std::move(Plan))).str() +
-                                "\n"))
+  if (Error Err = writeFile(
+          E.PlanFile,
+          formatv("{0:2}", json::Value(std::move(Plan))).str() + "\n"))
     return std::move(Err);
   sys::fs::remove(E.ResultsFile);
-  std::vector<std::string> Args = {"atrex-gate",  "--quiet",
-                                   "--plan",      E.PlanFile,
-                                   "--out",       E.ResultsFile,
-                                   "--cache",     O.GateCache};
+  std::vector<std::string> Args = {"atrex-gate", "--quiet",  "--plan",
+                                   E.PlanFile,   "--out",    E.ResultsFile,
+                                   "--cache",    O.GateCache};
   if (!O.GateWorker.empty()) {
     Args.push_back("--worker");
     Args.push_back(O.GateWorker);
@@ -153,10 +151,10 @@ Expected<Evaluation> evaluate(const Problem &P, StringRef SourceFile,
   if (!Results)
     consumeError(Results.takeError());
   if (Line.empty()) {
-    std::string Why = !G.ExitStatus ? G.Error
-                                    : "exit status " +
-                                          std::to_string(*G.ExitStatus) +
-                                          ", no result line";
+    std::string Why = !G.ExitStatus
+                          ? G.Error
+                          : "exit status " + std::to_string(*G.ExitStatus) +
+                                ", no result line";
     if (auto Err = readFile(GateErr); Err && !StringRef(*Err).trim().empty())
       Why += ": " + tail(*Err, 3, 400);
     else if (!Err)
@@ -180,20 +178,25 @@ Expected<Evaluation> evaluate(const Problem &P, StringRef SourceFile,
 
 std::string failureKind(const Evaluation &E) {
   namespace kind = failure;
-  if (!E.LintError.empty() || !E.GateError.empty() || E.GateStatus == protocol::kError)
+  if (!E.LintError.empty() || !E.GateError.empty() ||
+      E.GateStatus == protocol::kError)
     return kind::kError;
   if (E.Measured && E.GateStatus != protocol::kPass) {
     if (E.GateStage == protocol::kStageCompile)
       return kind::kCompile;
     if (E.GateVerdict == protocol::kSuspicious)
       return kind::kSuspicious;
-    return E.GateStage == protocol::kStageCorrectness ? kind::kWrongOutput : kind::kFailed;
+    return E.GateStage == protocol::kStageCorrectness ? kind::kWrongOutput
+                                                      : kind::kFailed;
   }
-  if (!E.Measured && E.LintVerdict == protocol::kUnknown && !E.LintErrors.empty())
+  if (!E.Measured && E.LintVerdict == protocol::kUnknown &&
+      !E.LintErrors.empty())
     return kind::kCompile;
-  if (E.LintVerdict == protocol::kSuspicious || E.GateVerdict == protocol::kSuspicious)
+  if (E.LintVerdict == protocol::kSuspicious ||
+      E.GateVerdict == protocol::kSuspicious)
     return kind::kSuspicious;
-  if (E.LintVerdict != protocol::kAdopted || (E.Measured && E.GateVerdict != protocol::kAdopted))
+  if (E.LintVerdict != protocol::kAdopted ||
+      (E.Measured && E.GateVerdict != protocol::kAdopted))
     return kind::kFallback;
   if (!E.Measured)
     return kind::kUnmeasured;
@@ -280,7 +283,8 @@ Expected<Evaluation> evaluationFromJSON(const json::Object &O) {
     E.GateStatus = Status->str();
     E.GateStage = Gate->getString("stage").value_or("").str();
     E.GateReason = Gate->getString("reason").value_or("").str();
-    E.GateVerdict = Gate->getString("verdict").value_or(protocol::kUnknown).str();
+    E.GateVerdict =
+        Gate->getString("verdict").value_or(protocol::kUnknown).str();
     E.GateError = Gate->getString("error").value_or("").str();
     E.PlanFile = Gate->getString("plan").value_or("").str();
     E.ResultsFile = Gate->getString("results").value_or("").str();

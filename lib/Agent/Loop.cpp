@@ -46,8 +46,8 @@ Outcome LoopState::decide(const Evaluation &E, const LoopOptions &O) const {
     Out.Accepted = true;
     Out.Diagnosis +=
         HaveAccepted
-            ? formatv("; accepted: S_i {0:F4} > best {1:F4} (iteration {2})",
-                      S, Best.S, Best.Iteration)
+            ? formatv("; accepted: S_i {0:F4} > best {1:F4} (iteration {2})", S,
+                      Best.S, Best.Iteration)
                   .str()
             : formatv("; accepted: S_i {0:F4}, the first adopted kernel", S)
                   .str();
@@ -147,8 +147,8 @@ std::vector<unsigned> LoopState::dropout(unsigned AfterIteration,
       formatv("optimization dropout {0} after iteration {1}: {2} iterations "
               "without improvement ({3}); the history of iterations {4} is "
               "masked, continue from the best kernel (iteration {5})",
-              Dropouts, AfterIteration, Why.Stale, join(Why.Kinds, ", "),
-              Range, Best.Iteration)
+              Dropouts, AfterIteration, Why.Stale, join(Why.Kinds, ", "), Range,
+              Best.Iteration)
           .str();
   History.clear();
   StaleKinds.clear();
@@ -182,8 +182,8 @@ static Expected<Kernel> saveCandidate(StringRef RunDir, StringRef Source) {
   SmallString<256> Dir(RunDir);
   sys::path::append(Dir, "candidates");
   if (std::error_code EC = sys::fs::create_directories(Dir))
-    return createStringError(EC, "cannot create '" + Dir + "': " +
-                                     EC.message());
+    return createStringError(EC,
+                             "cannot create '" + Dir + "': " + EC.message());
   SmallString<256> File(Dir);
   sys::path::append(File, K.Hash + ".cu");
   K.File = std::string(File);
@@ -241,11 +241,11 @@ struct Runner {
                        {"hash", K.Hash},
                        {"s", optNumber(E->S)},
                        {"median_us", optNumber(E->MedianUs)},
-                       {"previous_best_s",
-                        PrevAccepted ? json::Value(PrevS) : json::Value(nullptr)},
-                       {"previous_best_iteration",
-                        PrevAccepted ? json::Value(PrevIter)
-                                     : json::Value(nullptr)},
+                       {"previous_best_s", PrevAccepted ? json::Value(PrevS)
+                                                        : json::Value(nullptr)},
+                       {"previous_best_iteration", PrevAccepted
+                                                       ? json::Value(PrevIter)
+                                                       : json::Value(nullptr)},
                        {"diagnosis", Out.Diagnosis}});
     return Trail.write(
         "reject",
@@ -268,14 +268,14 @@ struct Runner {
     auto K = saveCandidate(O.RunDir, *Start);
     if (!K)
       return K.takeError();
-    if (Error E = Trail.write("candidate",
-                              json::Object{{"iteration", 0},
-                                           {"backend", "start"},
-                                           {"command", nullptr},
-                                           {"source_path", O.StartFile},
-                                           {"hash", K->Hash},
-                                           {"file", K->File},
-                                           {"error", nullptr}}))
+    if (Error E =
+            Trail.write("candidate", json::Object{{"iteration", 0},
+                                                  {"backend", "start"},
+                                                  {"command", nullptr},
+                                                  {"source_path", O.StartFile},
+                                                  {"hash", K->Hash},
+                                                  {"file", K->File},
+                                                  {"error", nullptr}}))
       return E;
     return evaluateAndDecide(0, *K);
   }
@@ -295,13 +295,13 @@ struct Runner {
     C.CandidateFile = C.Dir + "/candidate.cu";
     C.TokensFile = C.Dir + "/tokens.json";
     if (std::error_code EC = sys::fs::create_directories(C.Dir))
-      return createStringError(EC, "cannot create '" + C.Dir + "': " +
-                                       EC.message());
+      return createStringError(EC, "cannot create '" + C.Dir +
+                                       "': " + EC.message());
     if (Error E = writeFile(C.BestFile, C.Best.Source))
       return E;
-    if (Error E = writeFile(
-            C.ContextFile,
-            formatv("{0:2}", json::Value(toJSON(C))).str() + "\n"))
+    if (Error E =
+            writeFile(C.ContextFile,
+                      formatv("{0:2}", json::Value(toJSON(C))).str() + "\n"))
       return E;
     auto Cand = B.propose(C);
     if (!Cand)
@@ -327,16 +327,16 @@ struct Runner {
       State.recordBackendFailure(I, Cand->Failure);
       Log << formatv("atrex-agent: iteration {0}: no candidate: {1}\n", I,
                      Cand->Failure);
-      return Trail.write("reject",
-                         json::Object{{"iteration", I},
-                                      {"hash", nullptr},
-                                      {"kind", failure::kBackend},
-                                      {"s", nullptr},
-                                      {"best_s", State.HaveAccepted
-                                                     ? json::Value(State.Best.S)
+      return Trail.write(
+          "reject",
+          json::Object{{"iteration", I},
+                       {"hash", nullptr},
+                       {"kind", failure::kBackend},
+                       {"s", nullptr},
+                       {"best_s", State.HaveAccepted ? json::Value(State.Best.S)
                                                      : json::Value(nullptr)},
-                                      {"best_iteration", State.Best.Iteration},
-                                      {"diagnosis", State.History.back().Diagnosis}});
+                       {"best_iteration", State.Best.Iteration},
+                       {"diagnosis", State.History.back().Diagnosis}});
     }
     auto K = saveCandidate(O.RunDir, *Cand->Source);
     if (!K)
@@ -360,14 +360,14 @@ struct Runner {
     for (const std::string &K : Due->Kinds)
       Kinds.push_back(K);
     Log << "atrex-agent: " << State.DropoutNote << "\n";
-    return Trail.write("dropout", json::Object{{"iteration", I},
-                                               {"trigger", Due->Trigger},
-                                               {"stale", Due->Stale},
-                                               {"kinds", std::move(Kinds)},
-                                               {"masked", std::move(M)},
-                                               {"best_iteration",
-                                                State.Best.Iteration},
-                                               {"note", State.DropoutNote}});
+    return Trail.write("dropout",
+                       json::Object{{"iteration", I},
+                                    {"trigger", Due->Trigger},
+                                    {"stale", Due->Stale},
+                                    {"kinds", std::move(Kinds)},
+                                    {"masked", std::move(M)},
+                                    {"best_iteration", State.Best.Iteration},
+                                    {"note", State.DropoutNote}});
   }
 };
 } // namespace
@@ -376,8 +376,8 @@ Error runLoop(const Problem &P, Backend &B, const RunOptions &O,
               raw_ostream &Log) {
   auto Begin = std::chrono::steady_clock::now();
   if (std::error_code EC = sys::fs::create_directories(O.RunDir))
-    return createStringError(EC, "cannot create '" + O.RunDir + "': " +
-                                     EC.message());
+    return createStringError(EC, "cannot create '" + O.RunDir +
+                                     "': " + EC.message());
   std::string TrailPath = O.RunDir + "/trail.jsonl";
   Restored R;
   R.Prob = P;
@@ -402,27 +402,27 @@ Error runLoop(const Problem &P, Backend &B, const RunOptions &O,
   Runner Run{O, B, Log, *Trail, R.Prob, std::move(R.State)};
   if (Error E = Trail->write(
           "start",
-          json::Object{{"time", iso8601Now()},
-                       {"resumed", O.Resume},
-                       {"problem", toJSON(Run.Prob)},
-                       {"backend", B.name()},
-                       {"command", O.Command},
-                       {"start_file", O.StartFile.empty()
-                                          ? json::Value(nullptr)
-                                          : json::Value(O.StartFile)},
-                       {"run_dir", O.RunDir},
-                       {"options", optionsJSON(O)},
-                       {"restored",
-                        json::Object{{"last_iteration", Run.State.LastIteration},
-                                     {"best_iteration",
-                                      Run.State.HaveAccepted
-                                          ? json::Value(Run.State.Best.Iteration)
-                                          : json::Value(nullptr)},
-                                     {"best_s", Run.State.HaveAccepted
-                                                    ? json::Value(Run.State.Best.S)
-                                                    : json::Value(nullptr)},
-                                     {"stale", Run.State.StaleKinds.size()},
-                                     {"dropouts", Run.State.Dropouts}}}}))
+          json::Object{
+              {"time", iso8601Now()},
+              {"resumed", O.Resume},
+              {"problem", toJSON(Run.Prob)},
+              {"backend", B.name()},
+              {"command", O.Command},
+              {"start_file", O.StartFile.empty() ? json::Value(nullptr)
+                                                 : json::Value(O.StartFile)},
+              {"run_dir", O.RunDir},
+              {"options", optionsJSON(O)},
+              {"restored",
+               json::Object{{"last_iteration", Run.State.LastIteration},
+                            {"best_iteration",
+                             Run.State.HaveAccepted
+                                 ? json::Value(Run.State.Best.Iteration)
+                                 : json::Value(nullptr)},
+                            {"best_s", Run.State.HaveAccepted
+                                           ? json::Value(Run.State.Best.S)
+                                           : json::Value(nullptr)},
+                            {"stale", Run.State.StaleKinds.size()},
+                            {"dropouts", Run.State.Dropouts}}}}))
     return E;
   if (!Run.State.Started) {
     if (O.StartFile.empty())
@@ -432,9 +432,9 @@ Error runLoop(const Problem &P, Backend &B, const RunOptions &O,
   }
   std::string Reason = "iterations";
   for (unsigned I = Run.State.LastIteration + 1; I <= O.Loop.Iterations; ++I) {
-    double Elapsed = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - Begin)
-                         .count();
+    double Elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - Begin)
+            .count();
     if (O.Loop.WallSeconds > 0 && Elapsed >= O.Loop.WallSeconds) {
       Reason = "wall-seconds";
       break;
@@ -452,23 +452,22 @@ Error runLoop(const Problem &P, Backend &B, const RunOptions &O,
                             {"file", Best.File},
                             {"s", Best.S},
                             {"median_us", optNumber(Best.MedianUs)}};
-  double Wall = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                              Begin)
-                    .count();
-  if (Error E = Trail->write("end", json::Object{{"iteration",
-                                                   Run.State.LastIteration},
-                                                  {"reason", Reason},
-                                                  {"best", std::move(BestJSON)},
-                                                  {"dropouts", Run.State.Dropouts},
-                                                  {"wall_s", Wall}}))
+  double Wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Begin)
+          .count();
+  if (Error E = Trail->write(
+          "end", json::Object{{"iteration", Run.State.LastIteration},
+                              {"reason", Reason},
+                              {"best", std::move(BestJSON)},
+                              {"dropouts", Run.State.Dropouts},
+                              {"wall_s", Wall}}))
     return E;
   if (Run.State.HaveAccepted)
     Log << formatv("atrex-agent: best: iteration {0}, S_i {1:F4}, {2}\n",
                    Best.Iteration, Best.S, Best.File);
   else
     Log << "atrex-agent: no candidate was accepted"
-        << (O.Loop.Measured ? "" : " (--no-gate: nothing is measured)")
-        << "\n";
+        << (O.Loop.Measured ? "" : " (--no-gate: nothing is measured)") << "\n";
   return Error::success();
 }
 

@@ -49,8 +49,8 @@ Expected<Problem> loadProblem(const ProblemQuery &Q) {
       return createStringError(Q.SuitePath + ": no problem '" + Q.Id + "'");
     if (!Q.Operator.empty() && P->Operator != Q.Operator)
       return createStringError(Q.SuitePath + ": problem '" + Q.Id +
-                               "' is of operator '" + P->Operator +
-                               "', not '" + Q.Operator + "'");
+                               "' is of operator '" + P->Operator + "', not '" +
+                               Q.Operator + "'");
   } else {
     if (Q.Operator.empty() || Q.Shape.empty())
       return createStringError("give a problem id, or an operator and its "
@@ -69,16 +69,15 @@ Expected<Problem> loadProblem(const ProblemQuery &Q) {
       return createStringError(Q.SuitePath + ": no operator '" + Q.Operator +
                                "'");
     if (Matches.empty())
-      return createStringError(Q.SuitePath + ": no problem of '" +
-                               Q.Operator + "' at " + shapeText(*Want));
+      return createStringError(Q.SuitePath + ": no problem of '" + Q.Operator +
+                               "' at " + shapeText(*Want));
     if (Matches.size() > 1) {
       std::string Ids;
       for (const suite::Problem *M : Matches)
         Ids += (Ids.empty() ? "" : ", ") + M->Id + " (" + M->Phase + ")";
-      return createStringError(Q.SuitePath + ": " + Q.Operator + " at " +
-                               shapeText(*Want) +
-                               " is several problems: " + Ids +
-                               "; give the id");
+      return createStringError(
+          Q.SuitePath + ": " + Q.Operator + " at " + shapeText(*Want) +
+          " is several problems: " + Ids + "; give the id");
     }
     P = Matches.front();
   }
@@ -168,9 +167,7 @@ Expected<Problem> problemFromJSON(const json::Object &O) {
   };
   for (auto [Key, Out] :
        std::initializer_list<std::pair<StringRef, std::string *>>{
-           {"id", &P.Id},
-           {"operator", &P.Operator},
-           {"gpu", &P.Gpu}})
+           {"id", &P.Id}, {"operator", &P.Operator}, {"gpu", &P.Gpu}})
     if (Error E = Str(Key, *Out))
       return std::move(E);
   P.Suite = O.getString("suite").value_or("").str();

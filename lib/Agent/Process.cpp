@@ -38,8 +38,8 @@ ProcessResult runProcess(StringRef Program, ArrayRef<std::string> Args,
     EnvStore.push_back(K + "=" + V);
   std::vector<StringRef> Env(EnvStore.begin(), EnvStore.end());
   std::vector<StringRef> Argv(Args.begin(), Args.end());
-  std::optional<StringRef> Redirects[3] = {StringRef("/dev/null"),
-                                           std::nullopt, std::nullopt};
+  std::optional<StringRef> Redirects[3] = {StringRef("/dev/null"), std::nullopt,
+                                           std::nullopt};
   if (!StdoutFile.empty())
     Redirects[1] = StdoutFile;
   if (!StderrFile.empty())
@@ -51,17 +51,17 @@ ProcessResult runProcess(StringRef Program, ArrayRef<std::string> Args,
   auto Start = std::chrono::steady_clock::now();
   int Status = sys::ExecuteAndWait(Program, Argv, ArrayRef<StringRef>(Env),
                                    Redirects, TimeoutS, 0, &ErrMsg, &Failed);
-  R.WallS = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                          Start)
-                .count();
+  R.WallS =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
   if (Failed) {
     R.Error = "cannot run '" + Program.str() + "': " + ErrMsg;
   } else if (Status >= 0) {
     R.ExitStatus = Status;
   } else if (TimeoutS && R.WallS >= TimeoutS) {
     R.TimedOut = true;
-    R.Error = "killed after the time limit of " + std::to_string(TimeoutS) +
-              " s";
+    R.Error =
+        "killed after the time limit of " + std::to_string(TimeoutS) + " s";
   } else {
     R.Error = ErrMsg.empty() ? "ended abnormally" : ErrMsg;
   }
@@ -72,9 +72,8 @@ Expected<std::string> readFile(StringRef Path) {
   auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
                                    /*RequiresNullTerminator=*/false);
   if (!Buf)
-    return createStringError(Buf.getError(),
-                             "cannot read '" + Path + "': " +
-                                 Buf.getError().message());
+    return createStringError(Buf.getError(), "cannot read '" + Path + "': " +
+                                                 Buf.getError().message());
   return (*Buf)->getBuffer().str();
 }
 
@@ -82,13 +81,13 @@ Error writeFile(StringRef Path, StringRef Text) {
   std::error_code EC;
   raw_fd_ostream OS(Path, EC);
   if (EC)
-    return createStringError(EC, "cannot write '" + Path + "': " +
-                                     EC.message());
+    return createStringError(EC,
+                             "cannot write '" + Path + "': " + EC.message());
   OS << Text;
   OS.close();
   if (OS.has_error())
-    return createStringError(OS.error(), "cannot write '" + Path + "': " +
-                                             OS.error().message());
+    return createStringError(OS.error(), "cannot write '" + Path +
+                                             "': " + OS.error().message());
   return Error::success();
 }
 

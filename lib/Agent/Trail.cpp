@@ -73,7 +73,8 @@ Expected<Restored> replayTrail(StringRef Path, ArrayRef<TrailRecord> Records,
     auto Fail = [&](const Twine &Why) {
       return createStringError(Where + Why);
     };
-    unsigned I = static_cast<unsigned>(getInteger(R.Data, "iteration").value_or(0));
+    unsigned I =
+        static_cast<unsigned>(getInteger(R.Data, "iteration").value_or(0));
     if (R.Event == "start") {
       const json::Object *P = R.Data.getObject("problem");
       if (!P)
@@ -156,8 +157,7 @@ Expected<TrailWriter> TrailWriter::open(StringRef Path) {
   std::error_code EC;
   auto OS = std::make_unique<raw_fd_ostream>(Path, EC, sys::fs::OF_Append);
   if (EC)
-    return createStringError(EC, "cannot open '" + Path + "': " +
-                                     EC.message());
+    return createStringError(EC, "cannot open '" + Path + "': " + EC.message());
   return TrailWriter(Path.str(), std::move(OS));
 }
 
@@ -167,8 +167,8 @@ Error TrailWriter::write(StringRef Event, json::Object Data) {
   *OS << json::Value(std::move(Data)) << "\n";
   OS->flush();
   if (OS->has_error())
-    return createStringError(OS->error(), "cannot write '" + Path + "': " +
-                                              OS->error().message());
+    return createStringError(OS->error(), "cannot write '" + Path +
+                                              "': " + OS->error().message());
   return Error::success();
 }
 
@@ -210,15 +210,16 @@ Error writeReport(StringRef Path, ArrayRef<TrailRecord> Records,
   std::optional<Row> Best;
   bool Measured = true;
   for (const TrailRecord &R : Records) {
-    unsigned I = static_cast<unsigned>(getInteger(R.Data, "iteration").value_or(0));
+    unsigned I =
+        static_cast<unsigned>(getInteger(R.Data, "iteration").value_or(0));
     if (R.Event == "start") {
       ++Starts;
       if (const json::Object *P = R.Data.getObject("problem")) {
         auto PP = problemFromJSON(*P);
         if (!PP)
-          return createStringError(formatv("{0}:{1}: {2}", Path, R.Line,
-                                           toString(PP.takeError()))
-                                       .str());
+          return createStringError(
+              formatv("{0}:{1}: {2}", Path, R.Line, toString(PP.takeError()))
+                  .str());
         Prob = std::move(*PP);
       }
       if (const json::Object *O = R.Data.getObject("options"))
@@ -285,8 +286,9 @@ Error writeReport(StringRef Path, ArrayRef<TrailRecord> Records,
   if (!Measured)
     OS << (Md ? "" : "") << "not measured (--no-gate): no S_i, nothing "
        << "accepted\n\n";
-  const char *Head[] = {"iter", "S_i", "median_us", "lint", "gate",
-                        "verdict", "accepted", "kind", "tokens in/out"};
+  const char *Head[] = {"iter",     "S_i",  "median_us",
+                        "lint",     "gate", "verdict",
+                        "accepted", "kind", "tokens in/out"};
   if (Md) {
     OS << "|";
     for (const char *H : Head)
@@ -298,8 +300,8 @@ Error writeReport(StringRef Path, ArrayRef<TrailRecord> Records,
   } else {
     OS << formatv("{0,4} {1,8} {2,11} {3,-10} {4,-7} {5,-10} {6,-8} {7,-13} "
                   "{8}\n",
-                  Head[0], Head[1], Head[2], Head[3], Head[4], Head[5],
-                  Head[6], Head[7], Head[8]);
+                  Head[0], Head[1], Head[2], Head[3], Head[4], Head[5], Head[6],
+                  Head[7], Head[8]);
   }
   for (const Row &R : Rows) {
     if (!R.Note.empty()) {

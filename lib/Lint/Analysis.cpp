@@ -239,8 +239,8 @@ SubmissionResult atrex::lint::analyze(const Model &M, const Policy &P,
 
   // Deduplicate (template instances repeat their sites) and sort.
   std::vector<Finding> &Out = R.Findings;
-  std::set<std::tuple<std::string, std::string, unsigned, unsigned,
-                      std::string>>
+  std::set<
+      std::tuple<std::string, std::string, unsigned, unsigned, std::string>>
       Seen;
   for (Finding &F : Ctx.Findings)
     if (Seen.insert({F.Check, F.Pos.File, F.Pos.Line, F.Pos.Column, F.Symbol})

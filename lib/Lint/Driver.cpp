@@ -1,18 +1,15 @@
 //===- Driver.cpp - lint files or a compilation database ------------------===//
 
 #include "atrex/Lint/Driver.h"
-#include "atrex/Lint/Project.h"
-#include "atrex/Lint/Report.h"
 #include "atrex/Lint/Checks.h"
 #include "atrex/Lint/IRModel.h"
 #include "atrex/Lint/ModelBuilder.h"
 #include "atrex/Lint/Policy.h"
+#include "atrex/Lint/Project.h"
 #include "atrex/Lint/PythonFrontend.h"
+#include "atrex/Lint/Report.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendActions.h"
-#include "llvm/Support/SHA256.h"
-#include "llvm/Support/Process.h"
-#include <future>
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
@@ -24,11 +21,14 @@
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Timer.h"
 #include <chrono>
 #include <functional>
+#include <future>
 #include <mutex>
 #include <set>
 
@@ -73,8 +73,7 @@ static void findPython(Toolchain &TC) {
       TC.TorchIncludes.push_back(P.str());
   }
   const char *PyEnv = getenv("ATREX_PYTHON");
-  ErrorOr<std::string> Py =
-      sys::findProgramByName(PyEnv ? PyEnv : "python3");
+  ErrorOr<std::string> Py = sys::findProgramByName(PyEnv ? PyEnv : "python3");
   if (!Py)
     return;
   SmallString<128> Out;
@@ -166,8 +165,7 @@ static std::string builtinHeaderDir() {
   std::string Dir = (Base + "/headers-" + Key).str();
   if (exists(Dir + "/.complete"))
     return Dir;
-  std::string Tmp =
-      Dir + ".tmp" + std::to_string(sys::Process::getProcessId());
+  std::string Tmp = Dir + ".tmp" + std::to_string(sys::Process::getProcessId());
   for (const BuiltinHeader &B : BuiltinHeaders) {
     SmallString<256> P(Tmp);
     sys::path::append(P, B.Path);
@@ -179,7 +177,10 @@ static std::string builtinHeaderDir() {
       return "";
     OS << B.Text;
   }
-  { std::error_code EC; raw_fd_ostream OS(Tmp + "/.complete", EC); }
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(Tmp + "/.complete", EC);
+  }
   if (sys::fs::rename(Tmp, Dir)) {
     sys::fs::remove_directories(Tmp);
     if (!exists(Dir + "/.complete"))
@@ -198,8 +199,10 @@ const Toolchain &atrex::lint::detectToolchain() {
         StringRef Text = (*H)->getBuffer();
         size_t At = Text.find("#define CUDA_VERSION ");
         if (At != StringRef::npos)
-          Text.substr(At + 21).ltrim().take_while([](char C) { return isDigit(C); }).getAsInteger(
-              10, T.CudaVersion);
+          Text.substr(At + 21)
+              .ltrim()
+              .take_while([](char C) { return isDigit(C); })
+              .getAsInteger(10, T.CudaVersion);
       }
     T.ResourceDir = ATREX_CLANG_RESOURCE_DIR;
     findPython(T);
@@ -236,8 +239,8 @@ static bool includesHipRuntime(StringRef Text) {
     for (size_t At = Text.find(Header); At != StringRef::npos;
          At = Text.find(Header, At + 1)) {
       size_t LineStart = Text.rfind('\n', At);
-      StringRef Line = Text.slice(
-          LineStart == StringRef::npos ? 0 : LineStart + 1, At);
+      StringRef Line =
+          Text.slice(LineStart == StringRef::npos ? 0 : LineStart + 1, At);
       if (Line.trim().starts_with("#") && Line.contains("include"))
         return true;
     }
@@ -255,12 +258,11 @@ static bool includesHipRuntime(StringRef Text) {
   // <hip/hip_bf16.h> `#else` <cuda_bf16.h>) is parsed as CUDA.
   bool HipOnly = Includes("<hip/") || Includes("<hipcub/") ||
                  Includes("<rocprim/") || Includes("<rocwmma/");
-  bool CudaOnly = CudaRuntime || Includes("<cuda_bf16.h>") ||
-                  Includes("<cuda_fp16.h>") || Includes("<cuda_fp8.h>") ||
-                  Includes("<cub/") || Includes("<cuda/") ||
-                  Includes("<cublas") || Includes("<mma.h>") ||
-                  Includes("c10/cuda/") || Includes("ATen/cuda/") ||
-                  Includes("<cutlass/") || Includes("<cute/");
+  bool CudaOnly =
+      CudaRuntime || Includes("<cuda_bf16.h>") || Includes("<cuda_fp16.h>") ||
+      Includes("<cuda_fp8.h>") || Includes("<cub/") || Includes("<cuda/") ||
+      Includes("<cublas") || Includes("<mma.h>") || Includes("c10/cuda/") ||
+      Includes("ATen/cuda/") || Includes("<cutlass/") || Includes("<cute/");
   return HipOnly && !CudaOnly;
 }
 
@@ -339,12 +341,14 @@ static void commonArguments(std::vector<std::string> &A, Lang L,
     // has (CUTLASS's driver wrappers: `__CUDACC_VER_MAJOR__ >= 12`); clang
     // defines CUDA_VERSION only.
     if (TC.CudaVersion) {
-      A.push_back("-D__CUDACC_VER_MAJOR__=" + std::to_string(TC.CudaVersion / 1000));
+      A.push_back("-D__CUDACC_VER_MAJOR__=" +
+                  std::to_string(TC.CudaVersion / 1000));
       A.push_back("-D__CUDACC_VER_MINOR__=" +
                   std::to_string(TC.CudaVersion % 1000 / 10));
     }
     if (!TC.BuiltinHeaders.empty())
-      A.push_back("-include" + TC.BuiltinHeaders + "/cuda/atrex_cuda_prelude.h");
+      A.push_back("-include" + TC.BuiltinHeaders +
+                  "/cuda/atrex_cuda_prelude.h");
     break;
   case Lang::Hip:
     A.insert(A.end(), {"-x", "hip", "--offload-host-only", "-nogpuinc",
@@ -410,25 +414,23 @@ atrex::lint::translateCommand(const std::vector<std::string> &In,
       return S == Flag && I + 1 < In.size();
     };
     if (TakesValue("-I") || TakesValue("-isystem") || TakesValue("-D") ||
-        TakesValue("-U") || TakesValue("-include") ||
-        TakesValue("-iquote")) {
+        TakesValue("-U") || TakesValue("-include") || TakesValue("-iquote")) {
       A.push_back(S.str());
       A.push_back(In[++I]);
       continue;
     }
     if (S.starts_with("-I") || S.starts_with("-isystem") ||
-        S.starts_with("-D") || S.starts_with("-U") ||
-        S.starts_with("-std=") || S.starts_with("-iquote") ||
-        S.starts_with("--std=")) {
+        S.starts_with("-D") || S.starts_with("-U") || S.starts_with("-std=") ||
+        S.starts_with("-iquote") || S.starts_with("--std=")) {
       A.push_back(S.starts_with("--std=") ? ("-std=" + S.substr(6)).str()
                                           : S.str());
       continue;
     }
     if (TakesValue("-o") || TakesValue("-x") || TakesValue("-Xcompiler") ||
         TakesValue("-Xptxas") || TakesValue("-Xlinker") ||
-        TakesValue("-gencode") || TakesValue("-arch") ||
-        TakesValue("-ccbin") || TakesValue("--compiler-options") ||
-        TakesValue("-MF") || TakesValue("-MT") || TakesValue("-MQ"))
+        TakesValue("-gencode") || TakesValue("-arch") || TakesValue("-ccbin") ||
+        TakesValue("--compiler-options") || TakesValue("-MF") ||
+        TakesValue("-MT") || TakesValue("-MQ"))
       ++I; // drop flag and value
     // Everything else (codegen, warnings, -c, the file itself) is dropped;
     // the file is appended by the tool.
@@ -442,8 +444,7 @@ atrex::lint::translateCommand(const std::vector<std::string> &In,
 
 /// The header an `#include <h>` or `#include "h"` line names, with whether
 /// it is angled; nullopt for any other line.
-static std::optional<std::pair<StringRef, bool>>
-includeDirective(StringRef L) {
+static std::optional<std::pair<StringRef, bool>> includeDirective(StringRef L) {
   L = L.trim();
   if (!L.consume_front("#"))
     return std::nullopt;
@@ -564,8 +565,8 @@ public:
     class Action : public ASTFrontendAction {
     public:
       Action(const Policy &P, Model &M) : P(P), M(M) {}
-      std::unique_ptr<ASTConsumer>
-      CreateASTConsumer(CompilerInstance &CI, StringRef) override {
+      std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
+                                                     StringRef) override {
         return createModelConsumer(CI, P, M);
       }
 
@@ -699,13 +700,14 @@ private:
       if (LinkEC && !sys::fs::exists(Hdr))
         return "";
     }
-    std::string Tmp = Pch + ".tmp" + std::to_string(sys::Process::getProcessId());
+    std::string Tmp =
+        Pch + ".tmp" + std::to_string(sys::Process::getProcessId());
     std::vector<std::string> CL;
     for (const std::string &A : Args)
       if (A != "-fsyntax-only")
         CL.push_back(A);
-    CL.insert(CL.end(), {"-c", "-Xclang", "-fpch-instantiate-templates", "-o",
-                         Tmp, Hdr});
+    CL.insert(CL.end(),
+              {"-c", "-Xclang", "-fpch-instantiate-templates", "-o", Tmp, Hdr});
     IntrusiveRefCntPtr<FileManager> FM(
         new FileManager(FileSystemOptions(), vfs::getRealFileSystem()));
     IgnoringDiagConsumer Quiet;
@@ -770,8 +772,9 @@ private:
                  A.starts_with("-iquote") || A.starts_with("-idirafter");
       std::vector<std::string> &To = Inc ? Front : Back;
       To.push_back(Extra[I]);
-      if (Inc && (A == "-I" || A == "-isystem" || A == "-iquote" ||
-                  A == "-idirafter") &&
+      if (Inc &&
+          (A == "-I" || A == "-isystem" || A == "-iquote" ||
+           A == "-idirafter") &&
           I + 1 < Extra.size())
         To.push_back(Extra[++I]);
     }
@@ -822,8 +825,8 @@ public:
   getCompileCommands(StringRef File) const override {
     std::vector<CompileCommand> Out = Base.getCompileCommands(File);
     for (CompileCommand &C : Out) {
-      auto At = C.CommandLine.empty() ? C.CommandLine.end()
-                                      : C.CommandLine.end() - 1;
+      auto At =
+          C.CommandLine.empty() ? C.CommandLine.end() : C.CommandLine.end() - 1;
       std::vector<std::string> Flags(Extra.begin(), Extra.end());
       for (const std::string &D : Dirs)
         Flags.push_back("-I" + D);
@@ -850,9 +853,8 @@ private:
 /// script sets (`SRC=nbody-orig.cu` ... `nvcc -DSHMOO -o $EXE $SRC`).
 /// \p Script is set to the script's name and \p Spelled to the flags as it
 /// spells them. Empty when none does.
-static std::vector<std::string> buildScriptFlags(StringRef File,
-                                                 std::string &Script,
-                                                 std::string &Spelled) {
+static std::vector<std::string>
+buildScriptFlags(StringRef File, std::string &Script, std::string &Spelled) {
   SmallString<256> Abs(File);
   sys::fs::make_absolute(Abs);
   SmallString<256> Dir(Abs);
@@ -874,8 +876,8 @@ static std::vector<std::string> buildScriptFlags(StringRef File,
   auto IsCompiler = [](StringRef Tok) {
     StringRef B = sys::path::filename(Tok);
     static const char *const Compilers[] = {
-        "nvcc", "hipcc", "clang", "clang++", "gcc", "g++", "c++", "cc",
-        "nvc++", "icpx", "amdclang++", "hipcc.pl"};
+        "nvcc", "hipcc", "clang", "clang++", "gcc",        "g++",
+        "c++",  "cc",    "nvc++", "icpx",    "amdclang++", "hipcc.pl"};
     if (llvm::is_contained(Compilers, B))
       return true;
     // $(NVCC), ${CXX}, $HIPCC, $(CUDA_CC)
@@ -910,9 +912,8 @@ static std::vector<std::string> buildScriptFlags(StringRef File,
       if (Eq == StringRef::npos || Eq == 0)
         continue;
       StringRef Name = L.take_front(Eq).rtrim(" :+?");
-      if (Name.empty() || !llvm::all_of(Name, [](char C) {
-            return isAlnum(C) || C == '_';
-          }))
+      if (Name.empty() ||
+          !llvm::all_of(Name, [](char C) { return isAlnum(C) || C == '_'; }))
         continue;
       SmallVector<StringRef, 8> Toks;
       L.drop_front(Eq + 1).split(Toks, ' ', -1, false);
@@ -938,13 +939,15 @@ static std::vector<std::string> buildScriptFlags(StringRef File,
       std::vector<std::string> Flags;
       for (size_t I = 0; I < Toks.size(); ++I) {
         StringRef T = Toks[I].trim("\"'");
-        bool Split = (T == "-D" || T == "-U" || T == "-I") && I + 1 < Toks.size();
+        bool Split =
+            (T == "-D" || T == "-U" || T == "-I") && I + 1 < Toks.size();
         std::string Flag = Split ? (T + Toks[++I].trim("\"'")).str() : T.str();
         StringRef F = Flag;
         if (F.contains('$') || F.contains('`'))
           continue;
         bool Kept = (F.starts_with("-D") || F.starts_with("-U") ||
-                     F.starts_with("-I")) && F.size() > 2;
+                     F.starts_with("-I")) &&
+                    F.size() > 2;
         Kept |= F.starts_with("-std=");
         if (Kept)
           Spelled += (Spelled.empty() ? "" : " ") + Flag;
@@ -977,10 +980,14 @@ static std::vector<std::string> buildScriptFlags(StringRef File,
 /// headers are system headers (their code is the library's, matched by the
 /// policy, not the submission's), found through one marker header each.
 static const char *const LibraryMarkers[][2] = {
-    {"cub/", "cub/cub.cuh"},         {"thrust/", "thrust/version.h"},
-    {"cuda/", "cuda/std/version"},   {"cutlass/", "cutlass/cutlass.h"},
-    {"cute/", "cute/tensor.hpp"},    {"cutlass/util/", "cutlass/util/host_tensor.h"},
-    {"hipcub/", "hipcub/hipcub.hpp"}, {"rocprim/", "rocprim/rocprim.hpp"}};
+    {"cub/", "cub/cub.cuh"},
+    {"thrust/", "thrust/version.h"},
+    {"cuda/", "cuda/std/version"},
+    {"cutlass/", "cutlass/cutlass.h"},
+    {"cute/", "cute/tensor.hpp"},
+    {"cutlass/util/", "cutlass/util/host_tensor.h"},
+    {"hipcub/", "hipcub/hipcub.hpp"},
+    {"rocprim/", "rocprim/rocprim.hpp"}};
 
 static bool isLibraryHeader(StringRef Header) {
   for (const auto &M : LibraryMarkers)
@@ -994,9 +1001,9 @@ std::vector<std::string> atrex::lint::inferIncludeDirs(StringRef File,
                                                        StringRef Missing) {
   // The folders builds conventionally put on the include path.
   static const char *const Conventional[] = {
-      "",     "include", "Common", "common",  "inc",  "includes",
-      "src",  "csrc",    "utils",  "util",    "lib",  "helpers",
-      "Utilities", "utilities"};
+      "",         "include", "Common",    "common",   "inc",
+      "includes", "src",     "csrc",      "utils",    "util",
+      "lib",      "helpers", "Utilities", "utilities"};
   std::vector<std::string> Out;
   if (Missing.empty() || sys::path::is_absolute(Missing) ||
       Missing.contains(".."))
@@ -1007,8 +1014,7 @@ std::vector<std::string> atrex::lint::inferIncludeDirs(StringRef File,
     sys::path::remove_dots(C, true);
     SmallString<256> F(C);
     sys::path::append(F, Missing);
-    if (sys::fs::is_regular_file(F) &&
-        !llvm::is_contained(Out, std::string(C)))
+    if (sys::fs::is_regular_file(F) && !llvm::is_contained(Out, std::string(C)))
       Out.push_back(std::string(C));
   };
   // The ancestors up to the repository root (or the home directory).
@@ -1048,8 +1054,7 @@ std::vector<std::string> atrex::lint::inferIncludeDirs(StringRef File,
 
 static void parseOnce(StringRef File, const CompilationDatabase &DB,
                       const Policy &P, bool Color, Model &M,
-                      std::string &Rendered,
-                      std::optional<StringRef> Content);
+                      std::string &Rendered, std::optional<StringRef> Content);
 
 /// Calls spelled in the text of a file that did not compile (a vendor
 /// library's headers missing, headers that disagree with the compiler)
@@ -1181,9 +1186,9 @@ static std::vector<Finding> nameEvidence(StringRef Text, StringRef File,
       // or EXIT_FAILURE, or a (qualified) name.
       StringRef Arg0 = Text.substr(K + 1).ltrim();
       size_t ArgEnd = 0;
-      while (ArgEnd < Arg0.size() &&
-             (isAlnum(Arg0[ArgEnd]) || Arg0[ArgEnd] == '_' ||
-              Arg0[ArgEnd] == ':'))
+      while (
+          ArgEnd < Arg0.size() &&
+          (isAlnum(Arg0[ArgEnd]) || Arg0[ArgEnd] == '_' || Arg0[ArgEnd] == ':'))
         ++ArgEnd;
       StringRef ArgTok = Arg0.take_front(ArgEnd);
       std::optional<int64_t> IntArg0;
@@ -1214,7 +1219,8 @@ static std::vector<Finding> nameEvidence(StringRef Text, StringRef File,
         continue;
       if (R->exceptsCall(IntArg0, IntArg0 ? StringRef() : ArgTok))
         continue;
-      if (Seen.count(Name) || Seen.count(Resolved) || !Seen.insert(Resolved).second)
+      if (Seen.count(Name) || Seen.count(Resolved) ||
+          !Seen.insert(Resolved).second)
         continue;
       Name = Resolved;
       Finding F;
@@ -1222,13 +1228,14 @@ static std::vector<Finding> nameEvidence(StringRef Text, StringRef File,
       F.Pos = {File.str(), L0, C0};
       F.Library = R->Library;
       F.Symbol = Name;
-      F.Message = std::string(TemplateId ? "use of '" : "call to '") + Name + "' " +
-                  (R->Action == RuleAction::Delegate
-                       ? "delegates compute to " + R->Library
-                       : (findCheck(R->Check) ? findCheck(R->Check)->Phrase.str()
-                                              : "matches rule '" + R->Id + "'")) +
-                  " (matched by name: the file did not compile, so its calls "
-                  "are not resolved)";
+      F.Message =
+          std::string(TemplateId ? "use of '" : "call to '") + Name + "' " +
+          (R->Action == RuleAction::Delegate
+               ? "delegates compute to " + R->Library
+               : (findCheck(R->Check) ? findCheck(R->Check)->Phrase.str()
+                                      : "matches rule '" + R->Id + "'")) +
+          " (matched by name: the file did not compile, so its calls "
+          "are not resolved)";
       Out.push_back(std::move(F));
       continue;
     }
@@ -1253,7 +1260,8 @@ static void parseOne(StringRef File, const CompilationDatabase &DB,
     SmallString<256> Cwd;
     if (!sys::fs::current_path(Cwd) && StringRef(D).starts_with(Cwd))
       Rel = StringRef(D).drop_front(Cwd.size()).ltrim('/');
-    Notes += File.str() + ": note: atrex-lint inferred the include directory '" +
+    Notes += File.str() +
+             ": note: atrex-lint inferred the include directory '" +
              (Rel.empty() ? "." : Rel.str().str()) + "' for '" + Header.str() +
              "' (" + Why.str() +
              "; pass -p or -- -I<dir> to set it) [atrex-include]\n";
@@ -1325,8 +1333,8 @@ static void parseOne(StringRef File, const CompilationDatabase &DB,
       // TVM-FFI's headers (tvm/ffi/..., and the dlpack/dlpack.h they
       // include) that the project does not ship: those of the installed
       // apache-tvm-ffi, as its build would take them (`tvm_ffi.libinfo`).
-      if (!Found && (Missing.starts_with("tvm/ffi/") ||
-                     Missing.starts_with("dlpack/"))) {
+      if (!Found &&
+          (Missing.starts_with("tvm/ffi/") || Missing.starts_with("dlpack/"))) {
         const Toolchain &TC = detectToolchain();
         for (const std::string &D : TC.TvmFfiIncludes) {
           if (llvm::is_contained(SystemDirs, D))
@@ -1380,8 +1388,7 @@ static void parseOne(StringRef File, const CompilationDatabase &DB,
 
 static void parseOnce(StringRef File, const CompilationDatabase &DB,
                       const Policy &P, bool Color, Model &M,
-                      std::string &Rendered,
-                      std::optional<StringRef> Content) {
+                      std::string &Rendered, std::optional<StringRef> Content) {
   if (!Content && !sys::fs::exists(File)) {
     M.Files.push_back(File.str());
     M.Errors.push_back(File.str() +
@@ -1537,8 +1544,8 @@ runIsolated(const LintOptions &Opts, const Policy &P,
             const std::vector<std::string> &Files) {
   bool Whole = !Opts.Submission.empty();
   size_t Tasks = Whole ? 1 : Files.size();
-  unsigned Jobs = Opts.Jobs ? Opts.Jobs
-                            : hardware_concurrency().compute_thread_count();
+  unsigned Jobs =
+      Opts.Jobs ? Opts.Jobs : hardware_concurrency().compute_thread_count();
   detectToolchain(); // once, inherited by every child
   // The precompiled torch prefixes first, each once (in-process, the cache
   // shares a PCH being built between threads; children would each build
@@ -1653,8 +1660,7 @@ atrex::lint::runLint(const LintOptions &Opts, const Policy &P) {
   std::unique_ptr<PCHCache> PCH;
   if (!Opts.PCHDir.empty())
     PCH = std::make_unique<PCHCache>(Opts.PCHDir);
-  LintDatabase DB(Base.get(), Opts.ExtraArgs, Opts.CompilerWarnings,
-                  PCH.get());
+  LintDatabase DB(Base.get(), Opts.ExtraArgs, Opts.CompilerWarnings, PCH.get());
   detectToolchain(); // once, before the threads start
 
   struct PerFile {
@@ -1664,7 +1670,9 @@ atrex::lint::runLint(const LintOptions &Opts, const Policy &P) {
     std::optional<SubmissionResult> Python; ///< a .py file, already analysed
   };
   std::vector<PerFile> Out(Files.size());
-  unsigned Jobs = Opts.Jobs ? Opts.Jobs : llvm::hardware_concurrency().compute_thread_count();
+  unsigned Jobs = Opts.Jobs
+                      ? Opts.Jobs
+                      : llvm::hardware_concurrency().compute_thread_count();
   auto Work = [&](size_t I) {
     auto T0 = std::chrono::steady_clock::now();
     if (isPythonFile(Files[I]))
@@ -1675,9 +1683,9 @@ atrex::lint::runLint(const LintOptions &Opts, const Policy &P) {
           });
     else
       parseOne(Files[I], DB, P, Opts.Color, Out[I].M, Out[I].Rendered);
-    Out[I].Seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - T0)
-                         .count();
+    Out[I].Seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - T0)
+            .count();
   };
   CrashRecoveryContext::Enable();
   if (Jobs <= 1 || Files.size() == 1) {

@@ -161,10 +161,10 @@ void atrex::lint::decideVerdict(SubmissionResult &R) {
     return;
   }
   if (R.V == Verdict::Adopted && R.Mode == AnalysisMode::Library) {
-    R.Reasons.push_back("adopted: library code: " +
-                        std::to_string(R.Kernels.size()) +
-                        " own kernel(s) defined, no delegation or evasion "
-                        "(launches are not required in library mode)");
+    R.Reasons.push_back(
+        "adopted: library code: " + std::to_string(R.Kernels.size()) +
+        " own kernel(s) defined, no delegation or evasion "
+        "(launches are not required in library mode)");
     return;
   }
   if (R.V == Verdict::Adopted) {

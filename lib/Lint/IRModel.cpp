@@ -11,16 +11,16 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "atrex/Lint/Checks.h"
 #include "atrex/Lint/IRModel.h"
+#include "atrex/Lint/Checks.h"
 #include "atrex/Lint/Policy.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Function.h"
-#include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
@@ -192,7 +192,8 @@ private:
   }
 
   /// Functions referenced by a constant (initialisers, operands).
-  static void functionsIn(const Value *V, SmallVectorImpl<const Function *> &Out,
+  static void functionsIn(const Value *V,
+                          SmallVectorImpl<const Function *> &Out,
                           SmallPtrSetImpl<const Value *> &Seen) {
     if (!Seen.insert(V).second)
       return;
@@ -280,8 +281,7 @@ private:
     // interposes the runtime's symbol at link or load time.
     bool Runtime = F.hasExternalLinkage() && !F.getName().starts_with("_Z") &&
                    Pol.isRuntimeSymbol(N.Name);
-    if ((Timing || Runtime) && !F.hasLinkOnceLinkage() &&
-        !F.hasWeakLinkage()) {
+    if ((Timing || Runtime) && !F.hasLinkOnceLinkage() && !F.hasWeakLinkage()) {
       Finding Fd;
       Fd.Check = checks::EvasionRuntimeOverride.str();
       Fd.Pos = N.Pos;
@@ -324,9 +324,9 @@ private:
           if (Callee && Callee->isIntrinsic())
             continue;
           if (Callee) {
-            Site S = site(Kernels.count(Callee) ? SiteKind::Launch
-                                                : SiteKind::Call,
-                          Callee, &I, F, Dead);
+            Site S =
+                site(Kernels.count(Callee) ? SiteKind::Launch : SiteKind::Call,
+                     Callee, &I, F, Dead);
             const SymbolRule *R = nullptr;
             if (LibraryFns.count(Callee)) {
               // A library function a policy rule names is a leaf, matched by
@@ -345,16 +345,16 @@ private:
             for (const Value *A : CB->args()) {
               S.ArgVars.push_back(varOf(A));
               const auto *AF = dyn_cast<Function>(A->stripPointerCasts());
-              S.ArgFuncs.push_back(AF && !AF->isDeclaration() ? AF->getName().str()
-                                                              : "");
+              S.ArgFuncs.push_back(
+                  AF && !AF->isDeclaration() ? AF->getName().str() : "");
             }
             N.Sites.push_back(S);
             StringRef CN = N.Sites.back().Name;
             if (CN.contains("dlsym") || CN.contains("ProcAddress") ||
                 CN.contains("EntryPoint"))
               for (const Value *A : CB->args())
-                if (const auto *G = dyn_cast<GlobalVariable>(
-                        A->stripPointerCasts()))
+                if (const auto *G =
+                        dyn_cast<GlobalVariable>(A->stripPointerCasts()))
                   if (G->hasInitializer())
                     if (const auto *CDA =
                             dyn_cast<ConstantDataArray>(G->getInitializer()))
@@ -366,9 +366,9 @@ private:
             SmallPtrSet<const Value *, 16> Seen;
             functionsOf(Op, Targets, Seen);
             for (const Function *T : Targets)
-              N.Sites.push_back(site(Kernels.count(T) ? SiteKind::Launch
-                                                      : SiteKind::Indirect,
-                                     T, &I, F, Dead));
+              N.Sites.push_back(
+                  site(Kernels.count(T) ? SiteKind::Launch : SiteKind::Indirect,
+                       T, &I, F, Dead));
             if (Targets.empty() && !Library) {
               Site S = site(SiteKind::Unresolved, nullptr, &I, F, Dead);
               S.Name = Op->hasName() ? Op->getName().str() : "<pointer>";
@@ -463,7 +463,8 @@ private:
       return;
     SmallVector<DIGlobalVariableExpression *, 1> DIs;
     G.getDebugInfo(DIs);
-    const DIGlobalVariable *DV = DIs.empty() ? nullptr : DIs.front()->getVariable();
+    const DIGlobalVariable *DV =
+        DIs.empty() ? nullptr : DIs.front()->getVariable();
     if (DV ? isLibraryPath(fileOf(DV->getScope()->getFile()))
            : StringRef(N.Name).starts_with("std::"))
       return;

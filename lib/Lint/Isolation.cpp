@@ -48,7 +48,8 @@ unsigned residentMiB(pid_t Pid) {
   unsigned long Size = 0, Resident = 0;
   if (sscanf(Text, "%lu %lu", &Size, &Resident) != 2)
     return 0;
-  unsigned long Bytes = Resident * static_cast<unsigned long>(sysconf(_SC_PAGESIZE));
+  unsigned long Bytes =
+      Resident * static_cast<unsigned long>(sysconf(_SC_PAGESIZE));
   return static_cast<unsigned>(Bytes >> 20);
 }
 
@@ -111,15 +112,15 @@ atrex::lint::runInChildren(size_t N, unsigned Jobs, const ChildLimits &Limits,
     while (Next < N && Live.size() < Jobs) {
       int P[2];
       if (pipe2(P, O_CLOEXEC) != 0) {
-        Out[Next].Failure = std::string("could not start: pipe: ") +
-                            strerror(errno);
+        Out[Next].Failure =
+            std::string("could not start: pipe: ") + strerror(errno);
         ++Next;
         continue;
       }
       pid_t Pid = fork();
       if (Pid < 0) {
-        Out[Next].Failure = std::string("could not start: fork: ") +
-                            strerror(errno);
+        Out[Next].Failure =
+            std::string("could not start: fork: ") + strerror(errno);
         close(P[0]);
         close(P[1]);
         ++Next;

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "atrex/Lint/Checks.h"
 #include "atrex/Lint/ModelBuilder.h"
+#include "atrex/Lint/Checks.h"
 #include "atrex/Lint/Policy.h"
 #include "atrex/Lint/Project.h"
 #include "clang/AST/ASTContext.h"
@@ -276,8 +276,8 @@ public:
     Context Saved = Cur;
     Cur = Context();
     Cur.Global = &G;
-    Cur.Device = VD->hasAttr<CUDADeviceAttr>() ||
-                 VD->hasAttr<CUDAConstantAttr>();
+    Cur.Device =
+        VD->hasAttr<CUDADeviceAttr>() || VD->hasAttr<CUDAConstantAttr>();
     bool R = Base::TraverseDecl(VD);
     Cur = Saved;
     return R;
@@ -412,8 +412,8 @@ public:
         return Owned(Arg(0));
       if (N == "vector" || N == "list" || N == "deque" || N == "set" ||
           N == "unordered_set" || N == "multiset" ||
-          N == "unordered_multiset" || N == "forward_list" ||
-          N == "optional" || N == "array" || N == "queue" || N == "stack" ||
+          N == "unordered_multiset" || N == "forward_list" || N == "optional" ||
+          N == "array" || N == "queue" || N == "stack" ||
           N == "priority_queue" || N == "valarray")
         return holds(Arg(0), false, Depth + 1);
       if (N == "pair" || N == "tuple" || N == "variant") {
@@ -515,9 +515,10 @@ public:
       return true;
     StringRef N = MD->getName();
     static const char *const Reads[] = {
-        "find",  "count", "contains", "at",   "begin", "end", "cbegin",
-        "cend",  "size",  "empty",    "erase", "clear", "get", "use_count",
-        "operator bool", "reserve", "rehash", "bucket_count", "load_factor"};
+        "find",    "count",  "contains",     "at",         "begin",
+        "end",     "cbegin", "cend",         "size",       "empty",
+        "erase",   "clear",  "get",          "use_count",  "operator bool",
+        "reserve", "rehash", "bucket_count", "load_factor"};
     if (llvm::is_contained(Reads, N))
       return true;
     const VarDecl *VD = storedVar(E->getImplicitObjectArgument());
@@ -562,7 +563,6 @@ private:
   std::map<std::string, ErasedStore> ErasedStores;
 
 public:
-
   bool VisitVarDecl(VarDecl *VD) {
     if (!Cur.Node)
       return true;
@@ -665,9 +665,9 @@ public:
     if (L.isMacroID()) {
       SourceLocation Spell = SM.getSpellingLoc(L);
       if (isUserLoc(Spell) && !SM.isMacroArgExpansion(L))
-        St.Macro = Lexer::getImmediateMacroNameForDiagnostics(
-                       L, SM, Ctx.getLangOpts())
-                       .str();
+        St.Macro =
+            Lexer::getImmediateMacroNameForDiagnostics(L, SM, Ctx.getLangOpts())
+                .str();
       if (!St.Macro.empty()) {
         PresumedLoc P = SM.getPresumedLoc(Spell);
         if (P.isValid())
@@ -689,7 +689,8 @@ public:
   /// Functions an expression may designate: direct references, casts,
   /// conditionals, local and global variables' initialisers (function-pointer
   /// variables and tables), to a small depth.
-  void collectFunctions(const Expr *E, SmallVectorImpl<const FunctionDecl *> &Out,
+  void collectFunctions(const Expr *E,
+                        SmallVectorImpl<const FunctionDecl *> &Out,
                         unsigned Depth = 0) {
     if (!E || Depth > 6)
       return;
@@ -739,7 +740,8 @@ public:
   /// Text of a string-literal argument, if any (dlsym's symbol name).
   static std::string stringArg(const CallExpr *CE) {
     for (const Expr *A : CE->arguments())
-      if (const auto *SL = dyn_cast<clang::StringLiteral>(A->IgnoreParenCasts()))
+      if (const auto *SL =
+              dyn_cast<clang::StringLiteral>(A->IgnoreParenCasts()))
         if (SL->getCharByteWidth() == 1)
           return SL->getString().str();
     return "";
@@ -803,7 +805,8 @@ public:
         return true;
       recordArgVars(E, *S);
       std::string Name = S->Name;
-      if (StringRef(Name).contains("dlsym") || StringRef(Name).contains("ProcAddress") ||
+      if (StringRef(Name).contains("dlsym") ||
+          StringRef(Name).contains("ProcAddress") ||
           StringRef(Name).contains("EntryPoint")) {
         std::string Sym = stringArg(E);
         if (!Sym.empty()) {
@@ -1013,7 +1016,8 @@ public:
         // Drop a version suffix: _v12000.
         size_t V = N.rfind("_v");
         if (V != StringRef::npos && V + 2 < N.size() &&
-            llvm::all_of(N.drop_front(V + 2), [](char Ch) { return isDigit(Ch); }))
+            llvm::all_of(N.drop_front(V + 2),
+                         [](char Ch) { return isDigit(Ch); }))
           N = N.take_front(V);
         return N.str();
       }
@@ -1134,7 +1138,7 @@ private:
   SourceManager &SM;
   const Policy &Pol;
   Model &M;
-  std::optional<ProjectFiles> Project; ///< the main file's project
+  std::optional<ProjectFiles> Project;              ///< the main file's project
   llvm::DenseSet<const FunctionDecl *> LambdaSpecs; ///< generic lambdas done
   PrintingPolicy PP{LangOptions()};
   Context Cur;

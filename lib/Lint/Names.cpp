@@ -31,4 +31,3 @@ std::string atrex::lint::stripTemplateArgs(StringRef Q) {
   }
   return Out;
 }
-

@@ -8,8 +8,8 @@
 #include "atrex/Lint/Policy.h"
 #include "atrex/Lint/Checks.h"
 #include "atrex/Support/YAML.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/YAMLTraits.h"
@@ -108,15 +108,14 @@ template <> struct MappingTraits<PolicyDoc> {
 } // namespace yaml
 } // namespace llvm
 
-
-
 //===----------------------------------------------------------------------===//
 // Parsing and merging
 //===----------------------------------------------------------------------===//
 
 static Expected<PolicyDoc> parseDoc(StringRef Text, StringRef BufferName) {
   PolicyDoc Doc;
-  if (std::optional<std::string> Diag = atrex::readYAML(Text, BufferName, Doc)) {
+  if (std::optional<std::string> Diag =
+          atrex::readYAML(Text, BufferName, Doc)) {
     if (Diag->empty())
       *Diag = (BufferName + ": invalid policy document").str();
     return createStringError(inconvertibleErrorCode(),
@@ -187,9 +186,9 @@ static Expected<Policy> fromDoc(PolicyDoc &Doc, const Policy *Base) {
   P.Rules = std::move(Rules);
   for (auto &KV : Doc.Checks) {
     if (!findCheck(KV.first))
-      return createStringError(inconvertibleErrorCode(),
-                               "atrex-policy: unknown check '%s' under 'checks'",
-                               KV.first.c_str());
+      return createStringError(
+          inconvertibleErrorCode(),
+          "atrex-policy: unknown check '%s' under 'checks'", KV.first.c_str());
     P.Checks[KV.first] = *parseSeverity(KV.second);
   }
   if (!Doc.Mode.empty())
@@ -301,10 +300,9 @@ Expected<Policy> Policy::load(StringRef NameOrPath) {
 Expected<Policy> Policy::loadFile(StringRef Path) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(Path);
   if (!Buf)
-    return createStringError(Buf.getError(),
-                             "atrex-policy: cannot read policy file '%s': %s",
-                             Path.str().c_str(),
-                             Buf.getError().message().c_str());
+    return createStringError(
+        Buf.getError(), "atrex-policy: cannot read policy file '%s': %s",
+        Path.str().c_str(), Buf.getError().message().c_str());
   return parse((*Buf)->getBuffer(), Path);
 }
 
@@ -319,8 +317,8 @@ static bool anyMatch(const std::vector<GlobPattern> &Pats, StringRef S) {
   return false;
 }
 
-bool SymbolRule::exceptsCall(std::optional<int64_t> IntArg0,
-                             StringRef Arg0Decl, bool Arg0Failure) const {
+bool SymbolRule::exceptsCall(std::optional<int64_t> IntArg0, StringRef Arg0Decl,
+                             bool Arg0Failure) const {
   if (ExceptFailureStatus && ((IntArg0 && *IntArg0 != 0) || Arg0Failure))
     return true;
   if (!Arg0Decl.empty())

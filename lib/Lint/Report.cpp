@@ -25,8 +25,8 @@ class SourceFiles {
 public:
   SourceFiles()
       : FM(FileSystemOptions(), vfs::getRealFileSystem()),
-        Diags(DiagnosticIDs::create(), DiagOpts,
-              new IgnoringDiagConsumer(), /*ShouldOwnClient=*/true),
+        Diags(DiagnosticIDs::create(), DiagOpts, new IgnoringDiagConsumer(),
+              /*ShouldOwnClient=*/true),
         SM(Diags, FM) {}
 
   /// An invalid location when the file cannot be read.
@@ -172,12 +172,12 @@ json::Value atrex::lint::toSARIF(const std::vector<SubmissionResult> &Results,
               "0.1.0");
   StringMap<size_t> RuleIdx;
   for (const CheckInfo &C : allChecks())
-    RuleIdx[C.Name] = W.createRule(
-        SarifRule::create()
-            .setRuleId(C.Name)
-            .setName(C.Name)
-            .setDescription(C.Summary)
-            .setHelpURI(("docs/checks/" + C.Name + ".md").str()));
+    RuleIdx[C.Name] =
+        W.createRule(SarifRule::create()
+                         .setRuleId(C.Name)
+                         .setName(C.Name)
+                         .setDescription(C.Summary)
+                         .setHelpURI(("docs/checks/" + C.Name + ".md").str()));
   for (const SubmissionResult &R : Results) {
     for (const Finding &F : R.Findings) {
       auto It = RuleIdx.find(F.Check);
@@ -186,21 +186,20 @@ json::Value atrex::lint::toSARIF(const std::vector<SubmissionResult> &Results,
       SarifResult Res = SarifResult::create(It->second)
                             .setRuleId(F.Check)
                             .setDiagnosticMessage(F.Message)
-                            .setDiagnosticLevel(
-                                F.Sev == Severity::Error
-                                    ? SarifResultLevel::Error
-                                : F.Sev == Severity::Warning
-                                    ? SarifResultLevel::Warning
-                                    : SarifResultLevel::Note);
+                            .setDiagnosticLevel(F.Sev == Severity::Error
+                                                    ? SarifResultLevel::Error
+                                                : F.Sev == Severity::Warning
+                                                    ? SarifResultLevel::Warning
+                                                    : SarifResultLevel::Note);
       CharSourceRange Range = Src.range(F.Pos);
       if (Range.isValid())
         Res = Res.addLocations({Range});
       if (F.CallPath.size() > 1 && Range.isValid()) {
-        ThreadFlow TF = ThreadFlow::create()
-                            .setRange(Range)
-                            .setImportance(ThreadFlowImportance::Important)
-                            .setMessage("reached from entry " +
-                                        joinPath(F.CallPath));
+        ThreadFlow TF =
+            ThreadFlow::create()
+                .setRange(Range)
+                .setImportance(ThreadFlowImportance::Important)
+                .setMessage("reached from entry " + joinPath(F.CallPath));
         Res = Res.setThreadFlows({TF});
       }
       W.appendResult(Res);
@@ -213,8 +212,8 @@ json::Value atrex::lint::toSARIF(const std::vector<SubmissionResult> &Results,
       if (json::Object *Run = (*Runs)[0].getAsObject()) {
         json::Array Verdicts;
         for (const SubmissionResult &R : Results)
-          Verdicts.push_back(json::Object{{"path", R.Path},
-                                          {"verdict", verdictName(R.V)}});
+          Verdicts.push_back(
+              json::Object{{"path", R.Path}, {"verdict", verdictName(R.V)}});
         (*Run)["properties"] = json::Object{{"verdicts", std::move(Verdicts)}};
         if (!SrcRoot.empty()) {
           // The URIs SarifDocumentWriter writes: file:// plus the
@@ -225,8 +224,8 @@ json::Value atrex::lint::toSARIF(const std::vector<SubmissionResult> &Results,
           json::Value RunV(std::move(*Run));
           relativize(RunV, Root);
           *Run = std::move(*RunV.getAsObject());
-          (*Run)["originalUriBaseIds"] = json::Object{
-              {"%SRCROOT%", json::Object{{"uri", Root}}}};
+          (*Run)["originalUriBaseIds"] =
+              json::Object{{"%SRCROOT%", json::Object{{"uri", Root}}}};
         }
       }
   return Doc;

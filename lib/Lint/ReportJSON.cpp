@@ -52,8 +52,8 @@ json::Value atrex::lint::submissionToJSON(const SubmissionResult &R,
   for (const Finding &F : R.Findings) {
     json::Array Notes;
     for (const FindingNote &N : F.Notes)
-      Notes.push_back(json::Object{{"location", posJSON(N.Pos)},
-                                   {"message", N.Message}});
+      Notes.push_back(
+          json::Object{{"location", posJSON(N.Pos)}, {"message", N.Message}});
     json::Object O{{"check", F.Check},
                    {"severity", severityName(F.Sev)},
                    {"message", F.Message},
@@ -278,4 +278,3 @@ json::Value atrex::lint::toJSON(const std::vector<SubmissionResult> &Results) {
                       {"submissions", std::move(Subs)},
                       {"summary", std::move(Summary)}};
 }
-

@@ -58,13 +58,15 @@ llvm::StringSet<> argumentNames(FunctionOpInterface func) {
 /// Checks that `dict` has only `allowed` keys, each a string naming an
 /// argument of `func` when listed in `argKeys`, an integer when in `intKeys`.
 LogicalResult checkDict(Operation *op, StringRef attrName, DictionaryAttr dict,
-                        ArrayRef<StringRef> required, ArrayRef<StringRef> argKeys,
+                        ArrayRef<StringRef> required,
+                        ArrayRef<StringRef> argKeys,
                         ArrayRef<StringRef> intKeys, FunctionOpInterface func) {
   for (NamedAttribute entry : dict) {
     StringRef key = entry.getName().getValue();
     if (!llvm::is_contained(required, key))
-      return error(op, attrName) << "has an unknown key '" << key << "' (expected "
-                                 << llvm::join(required, ", ") << ")";
+      return error(op, attrName)
+             << "has an unknown key '" << key << "' (expected "
+             << llvm::join(required, ", ") << ")";
   }
   for (StringRef key : required) {
     Attribute value = dict.get(key);
@@ -73,7 +75,8 @@ LogicalResult checkDict(Operation *op, StringRef attrName, DictionaryAttr dict,
     if (llvm::is_contained(intKeys, key)) {
       auto i = dyn_cast<IntegerAttr>(value);
       if (!i || i.getInt() < 0)
-        return error(op, attrName) << "'" << key << "' must be a non-negative integer";
+        return error(op, attrName)
+               << "'" << key << "' must be a non-negative integer";
       continue;
     }
     auto s = dyn_cast<StringAttr>(value);
@@ -81,14 +84,15 @@ LogicalResult checkDict(Operation *op, StringRef attrName, DictionaryAttr dict,
       return error(op, attrName) << "'" << key << "' must be a string";
     if (llvm::is_contained(argKeys, key) && func &&
         !argumentNames(func).contains(s.getValue()))
-      return error(op, attrName) << "'" << key << "' names '" << s.getValue()
-                                 << "', which is no argument of '" << func.getName()
-                                 << "'";
+      return error(op, attrName)
+             << "'" << key << "' names '" << s.getValue()
+             << "', which is no argument of '" << func.getName() << "'";
   }
   return success();
 }
 
-LogicalResult checkIntegerDict(Operation *op, StringRef attrName, Attribute value) {
+LogicalResult checkIntegerDict(Operation *op, StringRef attrName,
+                               Attribute value) {
   auto dict = dyn_cast<DictionaryAttr>(value);
   if (!dict)
     return error(op, attrName) << "must be a dictionary of integers";
@@ -108,16 +112,19 @@ LogicalResult checkLoops(Operation *op, StringRef attrName, DictionaryAttr dict,
   for (StringRef key : loopKeys) {
     int64_t loop = cast<IntegerAttr>(dict.get(key)).getInt();
     if (loop >= static_cast<int64_t>(linalgOp.getNumLoops()))
-      return error(op, attrName) << "'" << key << "' = " << loop << " names no loop (the op has "
-                                 << linalgOp.getNumLoops() << ")";
+      return error(op, attrName)
+             << "'" << key << "' = " << loop << " names no loop (the op has "
+             << linalgOp.getNumLoops() << ")";
   }
   return success();
 }
 
-LogicalResult verifyExamples(Operation *op, StringRef attrName, Attribute value) {
+LogicalResult verifyExamples(Operation *op, StringRef attrName,
+                             Attribute value) {
   auto examples = dyn_cast<ArrayAttr>(value);
   if (!examples)
-    return error(op, attrName) << "must be an array of {name, phase, shape[, facts, dtypes]}";
+    return error(op, attrName)
+           << "must be an array of {name, phase, shape[, facts, dtypes]}";
   for (Attribute a : examples) {
     auto example = dyn_cast<DictionaryAttr>(a);
     if (!example)
@@ -128,14 +135,16 @@ LogicalResult verifyExamples(Operation *op, StringRef attrName, Attribute value)
         if (!isa<StringAttr>(entry.getValue()))
           return error(op, attrName) << "'" << key << "' must be a string";
       } else if (key == "shape") {
-        if (failed(checkIntegerDict(op, "atrex.examples shape", entry.getValue())))
+        if (failed(
+                checkIntegerDict(op, "atrex.examples shape", entry.getValue())))
           return failure();
       } else if (key == "facts" || key == "dtypes") {
         if (!isa<DictionaryAttr>(entry.getValue()))
           return error(op, attrName) << "'" << key << "' must be a dictionary";
       } else {
-        return error(op, attrName) << "entry has an unknown key '" << key
-                                   << "' (expected name, phase, shape, facts, dtypes)";
+        return error(op, attrName)
+               << "entry has an unknown key '" << key
+               << "' (expected name, phase, shape, facts, dtypes)";
       }
     }
     if (!example.get("shape"))
@@ -151,22 +160,26 @@ LogicalResult verifyPortAttribute(Operation *op, unsigned index, bool isResult,
   auto func = dyn_cast<FunctionOpInterface>(op);
   Type type;
   if (func)
-    type = isResult ? func.getResultTypes()[index] : func.getArgumentTypes()[index];
+    type = isResult ? func.getResultTypes()[index]
+                    : func.getArgumentTypes()[index];
   if (name == "atrex.name") {
     auto s = dyn_cast<StringAttr>(attr.getValue());
     if (!s || !isIdentifier(s.getValue()))
-      return error(op, name) << "must be a string naming the "
-                             << (isResult ? "result" : "argument") << " (letters, digits, '_')";
+      return error(op, name)
+             << "must be a string naming the "
+             << (isResult ? "result" : "argument") << " (letters, digits, '_')";
     return success();
   }
   if (name == "atrex.dims") {
     auto dims = dyn_cast<ArrayAttr>(attr.getValue());
     if (!dims)
-      return error(op, name) << "must be an array of dimension expressions and integers";
+      return error(op, name)
+             << "must be an array of dimension expressions and integers";
     if (auto ranked = dyn_cast_or_null<RankedTensorType>(type);
         ranked && static_cast<int64_t>(dims.size()) != ranked.getRank())
-      return error(op, name) << "has " << dims.size() << " entries for a tensor of rank "
-                             << ranked.getRank();
+      return error(op, name)
+             << "has " << dims.size() << " entries for a tensor of rank "
+             << ranked.getRank();
     // (After bufferization and lowering the types are memrefs or pointers;
     // the entries were checked against the tensor type.)
     for (Attribute d : dims) {
@@ -188,16 +201,18 @@ LogicalResult verifyPortAttribute(Operation *op, unsigned index, bool isResult,
     auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
     auto kind = dict ? dict.getAs<StringAttr>("kind") : nullptr;
     if (!kind)
-      return error(op, name) << "must be a dictionary with a 'kind' (\"rows\" or \"paged\")";
-    if (auto ranked = dyn_cast_or_null<RankedTensorType>(type); ranked && ranked.getRank() < 2)
+      return error(op, name)
+             << "must be a dictionary with a 'kind' (\"rows\" or \"paged\")";
+    if (auto ranked = dyn_cast_or_null<RankedTensorType>(type);
+        ranked && ranked.getRank() < 2)
       return error(op, name) << "needs a tensor of rank >= 2";
     if (isa_and_nonnull<IntegerType, FloatType, IndexType>(type))
       return error(op, name) << "needs a tensor of rank >= 2";
     if (kind.getValue() == "rows")
       return checkDict(op, name, dict, {"kind", "index"}, {"index"}, {}, func);
     if (kind.getValue() == "paged")
-      return checkDict(op, name, dict, {"kind", "table", "lengths"}, {"table", "lengths"}, {},
-                       func);
+      return checkDict(op, name, dict, {"kind", "table", "lengths"},
+                       {"table", "lengths"}, {}, func);
     return error(op, name) << "has an unknown kind '" << kind.getValue()
                            << "' (expected \"rows\" or \"paged\")";
   }
@@ -208,7 +223,8 @@ LogicalResult verifyPortAttribute(Operation *op, unsigned index, bool isResult,
 
 } // namespace
 
-LogicalResult AtrexDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
+LogicalResult AtrexDialect::verifyOperationAttribute(Operation *op,
+                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
   Attribute value = attr.getValue();
   // Definitions are func.func; lowering keeps the annotations on the
@@ -217,11 +233,13 @@ LogicalResult AtrexDialect::verifyOperationAttribute(Operation *op, NamedAttribu
   auto enclosing = op->getParentOfType<FunctionOpInterface>();
 
   // Annotations of the operator function.
-  if (name == "atrex.operator" || name == "atrex.entry" || name == "atrex.dtype_params" ||
-      name == "atrex.examples" || name == "atrex.fixed_inputs" || name == "atrex.shape" ||
+  if (name == "atrex.operator" || name == "atrex.entry" ||
+      name == "atrex.dtype_params" || name == "atrex.examples" ||
+      name == "atrex.fixed_inputs" || name == "atrex.shape" ||
       name == "atrex.dtypes" || name == "atrex.work") {
     if (!function)
-      return error(op, name) << "must be on a func.func (an operator definition)";
+      return error(op, name)
+             << "must be on a func.func (an operator definition)";
     if (name == "atrex.operator") {
       auto s = dyn_cast<StringAttr>(value);
       if (!s || !isIdentifier(s.getValue()))
@@ -230,7 +248,8 @@ LogicalResult AtrexDialect::verifyOperationAttribute(Operation *op, NamedAttribu
     }
     if (name == "atrex.entry") {
       if (!isa<DictionaryAttr>(value))
-        return error(op, name) << "must be a dictionary (docs/semantic-work.md, Entry points)";
+        return error(op, name)
+               << "must be a dictionary (docs/semantic-work.md, Entry points)";
       // The entry is checked against the definition's tensor signature, not
       // against what bufferization and lowering make of it.
       auto func = dyn_cast<func::FuncOp>(op);
@@ -246,8 +265,11 @@ LogicalResult AtrexDialect::verifyOperationAttribute(Operation *op, NamedAttribu
     }
     if (name == "atrex.dtype_params") {
       auto dict = dyn_cast<DictionaryAttr>(value);
-      if (!dict || !llvm::all_of(dict, [](NamedAttribute e) { return isa<TypeAttr>(e.getValue()); }))
-        return error(op, name) << "must map parameter names to their default element types";
+      if (!dict || !llvm::all_of(dict, [](NamedAttribute e) {
+            return isa<TypeAttr>(e.getValue());
+          }))
+        return error(op, name)
+               << "must map parameter names to their default element types";
       return success();
     }
     if (name == "atrex.examples")
@@ -257,7 +279,8 @@ LogicalResult AtrexDialect::verifyOperationAttribute(Operation *op, NamedAttribu
       if (!dict || !llvm::all_of(dict, [](NamedAttribute e) {
             return isa<IntegerAttr, StringAttr>(e.getValue());
           }))
-        return error(op, name) << "must map input names to integers or dimension expressions";
+        return error(op, name)
+               << "must map input names to integers or dimension expressions";
       return success();
     }
     if (name == "atrex.shape")
@@ -296,7 +319,8 @@ LogicalResult AtrexDialect::verifyOperationAttribute(Operation *op, NamedAttribu
     if (!s || !isIdentifier(s.getValue()))
       return error(op, name) << "must be a string naming a shape parameter";
     if (op->getNumResults() != 1 || !op->getResult(0).getType().isIntOrIndex())
-      return error(op, name) << "must be on an op with one integer or index result";
+      return error(op, name)
+             << "must be on an op with one integer or index result";
     return success();
   }
   if (name == "atrex.verdict") {
@@ -306,17 +330,21 @@ LogicalResult AtrexDialect::verifyOperationAttribute(Operation *op, NamedAttribu
   }
   if (name == "atrex.name" || name == "atrex.dims" || name == "atrex.access")
     return error(op, name) << "belongs on function arguments and results";
-  return op->emitError() << kPrefix << "unknown annotation '" << name
-                         << "' (docs/semantic-work.md lists the atrex annotations)";
+  return op->emitError()
+         << kPrefix << "unknown annotation '" << name
+         << "' (docs/semantic-work.md lists the atrex annotations)";
 }
 
-LogicalResult AtrexDialect::verifyRegionArgAttribute(Operation *op, unsigned regionIndex,
-                                                     unsigned argIndex, NamedAttribute attr) {
+LogicalResult AtrexDialect::verifyRegionArgAttribute(Operation *op,
+                                                     unsigned regionIndex,
+                                                     unsigned argIndex,
+                                                     NamedAttribute attr) {
   (void)regionIndex;
   return verifyPortAttribute(op, argIndex, /*isResult=*/false, attr);
 }
 
-LogicalResult AtrexDialect::verifyRegionResultAttribute(Operation *op, unsigned regionIndex,
+LogicalResult AtrexDialect::verifyRegionResultAttribute(Operation *op,
+                                                        unsigned regionIndex,
                                                         unsigned resultIndex,
                                                         NamedAttribute attr) {
   (void)regionIndex;

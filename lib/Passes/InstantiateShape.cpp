@@ -11,8 +11,8 @@
 
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/Verifier.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -31,20 +31,21 @@ constexpr llvm::StringLiteral kPass = "atrex-instantiate-shape: ";
 
 /// The name of argument `index` (its `atrex.name`, else "#index").
 std::string argumentName(func::FuncOp func, unsigned index, bool isResult) {
-  auto name = isResult ? func.getResultAttrOfType<StringAttr>(index, "atrex.name")
-                       : func.getArgAttrOfType<StringAttr>(index, "atrex.name");
+  auto name = isResult
+                  ? func.getResultAttrOfType<StringAttr>(index, "atrex.name")
+                  : func.getArgAttrOfType<StringAttr>(index, "atrex.name");
   if (name)
     return name.str();
   return (isResult ? "result #" : "argument #") + std::to_string(index);
 }
 
 /// Dimension entries of one argument or result as expressions.
-llvm::Expected<SmallVector<std::string>>
-dimExprs(func::FuncOp func, unsigned index, bool isResult,
-         RankedTensorType type) {
-  ArrayAttr dims = isResult
-                       ? func.getResultAttrOfType<ArrayAttr>(index, "atrex.dims")
-                       : func.getArgAttrOfType<ArrayAttr>(index, "atrex.dims");
+llvm::Expected<SmallVector<std::string>> dimExprs(func::FuncOp func,
+                                                  unsigned index, bool isResult,
+                                                  RankedTensorType type) {
+  ArrayAttr dims =
+      isResult ? func.getResultAttrOfType<ArrayAttr>(index, "atrex.dims")
+               : func.getArgAttrOfType<ArrayAttr>(index, "atrex.dims");
   std::string what = (isResult ? "result '" : "argument '") +
                      argumentName(func, index, isResult) + "'";
   if (!dims)
@@ -52,10 +53,10 @@ dimExprs(func::FuncOp func, unsigned index, bool isResult,
                                                " has no atrex.dims naming its "
                                                "dimensions");
   if (static_cast<int64_t>(dims.size()) != type.getRank())
-    return makeLocatedError(func.getLoc(),
-                            kPass + what + " has " + llvm::Twine(dims.size()) +
-                                " atrex.dims entries for rank " +
-                                llvm::Twine(type.getRank()));
+    return makeLocatedError(func.getLoc(), kPass + what + " has " +
+                                               llvm::Twine(dims.size()) +
+                                               " atrex.dims entries for rank " +
+                                               llvm::Twine(type.getRank()));
   SmallVector<std::string> exprs;
   for (Attribute dim : dims) {
     if (auto str = dyn_cast<StringAttr>(dim))
@@ -94,7 +95,8 @@ staticType(func::FuncOp func, unsigned index, bool isResult,
       return makeLocatedError(
           func.getLoc(), kPass + "dimension '" + expr + "' of '" +
                              argumentName(func, index, isResult) +
-                             "' is fixed to " + llvm::Twine(type.getDimSize(i)) +
+                             "' is fixed to " +
+                             llvm::Twine(type.getDimSize(i)) +
                              " but the binding gives " + llvm::Twine(*value));
     shape.push_back(*value);
   }
@@ -147,16 +149,14 @@ llvm::Error bindDtypes(func::FuncOp func,
   for (const auto &binding : dtypes) {
     auto param = params ? params.getAs<TypeAttr>(binding.getKey()) : nullptr;
     if (!param)
-      return makeLocatedError(func.getLoc(),
-                              kPass + "'" + func.getSymName() +
-                                  "' has no dtype parameter '" +
-                                  binding.getKey() + "'");
+      return makeLocatedError(func.getLoc(), kPass + "'" + func.getSymName() +
+                                                 "' has no dtype parameter '" +
+                                                 binding.getKey() + "'");
     auto type = parseDtype(ctx, binding.getValue());
     if (!type)
       return makeLocatedError(func.getLoc(),
                               kPass + "unknown dtype '" + binding.getValue() +
-                                  "' for parameter '" + binding.getKey() +
-                                  "'");
+                                  "' for parameter '" + binding.getKey() + "'");
     if (param.getValue() != *type)
       replace[param.getValue()] = *type;
   }
@@ -191,10 +191,9 @@ llvm::Error bindDtypes(func::FuncOp func,
       op->erase();
     }
     if (failed(verify(func)))
-      return makeLocatedError(func.getLoc(),
-                              kPass + "binding the dtypes of '" +
-                                  func.getSymName() +
-                                  "' gives invalid IR (see the notes above)");
+      return makeLocatedError(
+          func.getLoc(), kPass + "binding the dtypes of '" + func.getSymName() +
+                             "' gives invalid IR (see the notes above)");
   }
   if (!bound.empty())
     func->setAttr("atrex.dtypes", DictionaryAttr::get(ctx, bound));
@@ -212,8 +211,7 @@ llvm::Error instantiateShape(func::FuncOp func,
 
   // Every symbol the signature uses must be bound, and every binding used.
   llvm::StringSet<> used;
-  auto collect = [&](unsigned index, bool isResult,
-                     Type type) -> llvm::Error {
+  auto collect = [&](unsigned index, bool isResult, Type type) -> llvm::Error {
     auto tensorType = dyn_cast<RankedTensorType>(type);
     if (!tensorType)
       return llvm::Error::success();
@@ -263,11 +261,14 @@ llvm::Error instantiateShape(func::FuncOp func,
   std::string known = llvm::join(symbolList, ", ");
   for (const std::string &symbol : symbolList)
     if (!dims.count(symbol))
-      return makeLocatedError(func.getLoc(),
-                              kPass + "dimension '" + symbol + "' of '" +
-                                  func.getSymName() + "' is not bound (pass "
-                                  "dims=" + symbol + "=<value>; the operator's "
-                                  "dimensions are " + known + ")");
+      return makeLocatedError(func.getLoc(), kPass + "dimension '" + symbol +
+                                                 "' of '" + func.getSymName() +
+                                                 "' is not bound (pass "
+                                                 "dims=" +
+                                                 symbol +
+                                                 "=<value>; the operator's "
+                                                 "dimensions are " +
+                                                 known + ")");
   for (const auto &binding : dims)
     if (!used.contains(binding.getKey()))
       return makeLocatedError(func.getLoc(),
@@ -300,8 +301,8 @@ llvm::Error instantiateShape(func::FuncOp func,
   }
 
   if (func.isExternal())
-    return makeLocatedError(func.getLoc(), kPass + "'" + func.getSymName() +
-                                               "' has no body");
+    return makeLocatedError(func.getLoc(),
+                            kPass + "'" + func.getSymName() + "' has no body");
 
   // Retype the entry block arguments, casting back to the old (dynamic) types
   // for the body, and cast returned values to the new static result types.
@@ -318,8 +319,7 @@ llvm::Error instantiateShape(func::FuncOp func,
   }
   func.walk([&](func::ReturnOp ret) {
     builder.setInsertionPoint(ret);
-    for (auto [operand, newType] :
-         llvm::zip(ret->getOpOperands(), results)) {
+    for (auto [operand, newType] : llvm::zip(ret->getOpOperands(), results)) {
       if (operand.get().getType() == newType)
         continue;
       operand.set(tensor::CastOp::create(builder, ret.getLoc(), newType,
@@ -357,8 +357,9 @@ llvm::Error instantiateShape(func::FuncOp func,
   });
   if (dynamicOp)
     return makeLocatedError(dynamicOp->getLoc(),
-                            kPass + "could not infer a static shape for the "
-                                    "result of '" +
+                            kPass +
+                                "could not infer a static shape for the "
+                                "result of '" +
                                 dynamicOp->getName().getStringRef() + "'");
 
   SmallVector<NamedAttribute> shapeAttrs;

@@ -10,6 +10,7 @@
 #include "atrex/Lint/Policy.h"
 #include "atrex/Lint/Report.h"
 #include "atrex/Passes/Passes.h"
+#include "atrex/Support/JSONFile.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -99,8 +100,8 @@ struct AtrexLintPass : impl::AtrexLintBase<AtrexLintPass> {
       bool InGpuModule = Op->getParentOfType<gpu::GPUModuleOp>() != nullptr;
       N.IsDeviceOnly = InGpuModule && !N.IsKernel;
       auto Sym = dyn_cast<SymbolOpInterface>(Op);
-      N.IsEntryCandidate = N.HasBody && !N.IsKernel && !InGpuModule && Sym &&
-                           Sym.isPublic();
+      N.IsEntryCandidate =
+          N.HasBody && !N.IsKernel && !InGpuModule && Sym && Sym.isPublic();
       if (!N.HasBody)
         return;
       bool Device = InGpuModule;
@@ -117,7 +118,8 @@ struct AtrexLintPass : impl::AtrexLintBase<AtrexLintPass> {
         }
         if (auto L = dyn_cast<gpu::LaunchOp>(Inner)) {
           // An inline kernel: its region is the submission's own kernel.
-          std::string K = Key + "::gpu.launch#" + std::to_string(InlineLaunches++);
+          std::string K =
+              Key + "::gpu.launch#" + std::to_string(InlineLaunches++);
           FunctionNode &KN = M.Functions[K];
           KN.Key = K;
           KN.Name = KN.Display = K;
@@ -129,8 +131,8 @@ struct AtrexLintPass : impl::AtrexLintBase<AtrexLintPass> {
           return;
         }
         if (auto Addr = dyn_cast<LLVM::AddressOfOp>(Inner)) {
-          Operation *Target = Symbols.lookupNearestSymbolFrom(
-              Inner, Addr.getGlobalNameAttr());
+          Operation *Target =
+              Symbols.lookupNearestSymbolFrom(Inner, Addr.getGlobalNameAttr());
           if (Target && isa<FunctionOpInterface>(Target)) {
             S.Kind = SiteKind::Ref;
             S.Key = keyOf(Target);
@@ -145,7 +147,8 @@ struct AtrexLintPass : impl::AtrexLintBase<AtrexLintPass> {
         CallInterfaceCallable Callee = Call.getCallableForCallee();
         if (auto Ref = dyn_cast<SymbolRefAttr>(Callee)) {
           Operation *Target = Symbols.lookupNearestSymbolFrom(Inner, Ref);
-          S.Kind = Target && isKernel(Target) ? SiteKind::Launch : SiteKind::Call;
+          S.Kind =
+              Target && isKernel(Target) ? SiteKind::Launch : SiteKind::Call;
           S.Key = Target ? keyOf(Target) : keyOf(Ref);
           S.Name = demangledQualifiedName(Ref.getLeafReference().getValue());
           N.Sites.push_back(S);
@@ -170,9 +173,8 @@ struct AtrexLintPass : impl::AtrexLintBase<AtrexLintPass> {
         N.Sites.push_back(S);
       });
     });
-    bool Host = llvm::any_of(M.Functions, [](auto &KV) {
-      return KV.second.IsEntryCandidate;
-    });
+    bool Host = llvm::any_of(
+        M.Functions, [](auto &KV) { return KV.second.IsEntryCandidate; });
     M.DeviceModule = !Host && llvm::any_of(M.Functions, [](auto &KV) {
       return KV.second.IsKernel;
     });
@@ -214,21 +216,11 @@ struct AtrexLintPass : impl::AtrexLintBase<AtrexLintPass> {
     emitRemark(Module.getLoc()) << Verdict;
     Module->setAttr("atrex.verdict", StringAttr::get(Ctx, verdictName(R.V)));
 
-    if (!jsonOutput.empty()) {
-      std::string Text = llvm::formatv("{0:2}", toJSON({R})).str() + "\n";
-      if (jsonOutput == "-") {
-        llvm::outs() << Text;
-      } else {
-        std::error_code EC;
-        llvm::raw_fd_ostream OS(jsonOutput, EC);
-        if (EC) {
-          Module.emitError() << "atrex-lint: cannot write '" << jsonOutput
-                             << "': " << EC.message();
-          return signalPassFailure();
-        }
-        OS << Text;
+    if (!jsonOutput.empty())
+      if (llvm::Error Err = writeJSONFile(jsonOutput, toJSON({R}))) {
+        Module.emitError() << "atrex-lint: " << llvm::toString(std::move(Err));
+        return signalPassFailure();
       }
-    }
   }
 };
 

@@ -38,9 +38,9 @@ bool isIdentifier(StringRef S) {
 
 /// Dtypes of the tensor-directory format (docs/formats/tensor-dir.md).
 bool isTensorDirDtype(StringRef Dtype) {
-  static const StringSet<> Known = {"f64", "f32", "f16", "bf16",
+  static const StringSet<> Known = {"f64",    "f32",    "f16", "bf16",
                                     "f8e4m3", "f8e5m2", "i64", "i32",
-                                    "i16", "i8", "u8", "bool"};
+                                    "i16",    "i8",     "u8",  "bool"};
   return Known.contains(Dtype);
 }
 
@@ -70,12 +70,11 @@ std::vector<Port> portsOf(mlir::func::FuncOp Func, bool Results) {
     mlir::DictionaryAttr Attrs =
         Results ? Func.getResultAttrDict(I) : Func.getArgAttrDict(I);
     Port P;
-    P.Type = Results ? Func.getResultTypes()[I]
-                     : Func.getArgument(I).getType();
+    P.Type = Results ? Func.getResultTypes()[I] : Func.getArgument(I).getType();
     auto Name = Attrs ? Attrs.getAs<mlir::StringAttr>("atrex.name") : nullptr;
     P.Name = Name ? Name.str() : "";
-    if (auto Dims = Attrs ? Attrs.getAs<mlir::ArrayAttr>("atrex.dims")
-                          : nullptr)
+    if (auto Dims =
+            Attrs ? Attrs.getAs<mlir::ArrayAttr>("atrex.dims") : nullptr)
       for (mlir::Attribute D : Dims) {
         if (auto S = dyn_cast<mlir::StringAttr>(D))
           P.Dims.push_back(S.str());
@@ -112,8 +111,8 @@ Expected<std::string> string(mlir::DictionaryAttr D, StringRef Key) {
 /// Reads the fields of `atrex.entry`; arguments are resolved by the caller.
 Error readEntryFields(mlir::DictionaryAttr Entry, OperatorEntry &E,
                       std::vector<std::string> &Args) {
-  static const StringSet<> Known = {"summary",     "keys",    "key_doc",
-                                    "example",     "args",    "derived",
+  static const StringSet<> Known = {"summary",     "keys",       "key_doc",
+                                    "example",     "args",       "derived",
                                     "constraints", "nonnegative"};
   for (mlir::NamedAttribute A : Entry)
     if (!Known.contains(A.getName().getValue()))
@@ -264,7 +263,8 @@ Error resolveArguments(mlir::func::FuncOp Func, ArrayRef<std::string> Args,
           if (Out->Type != I->Type || Out->Dims != I->Dims)
             return createStringError("in-place result '" + Out->Name +
                                      "' must have the type and dimensions "
-                                     "of '" + Name + "'");
+                                     "of '" +
+                                     Name + "'");
           Out->Used = true;
         }
         auto A = tensorArg(*I, Out ? Kind::InOutTensor : Kind::Tensor);

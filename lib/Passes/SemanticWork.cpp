@@ -18,8 +18,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "atrex/Passes/Passes.h"
 #include "atrex/Passes/SemanticWork.h"
+#include "atrex/Passes/Passes.h"
+#include "atrex/Support/JSONFile.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -56,8 +57,8 @@ constexpr llvm::StringLiteral kPass = "atrex-semantic-work: ";
 /// Floating-point arithmetic ops and their FLOPs.
 std::optional<unsigned> vectorFlops(Operation *op) {
   if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp,
-          arith::RemFOp, arith::MaximumFOp, arith::MinimumFOp,
-          arith::MaxNumFOp, arith::MinNumFOp, arith::NegFOp, math::AbsFOp>(op))
+          arith::RemFOp, arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+          arith::MinNumFOp, arith::NegFOp, math::AbsFOp>(op))
     return 1;
   if (isa<math::FmaOp>(op))
     return 2;
@@ -174,11 +175,11 @@ public:
       auto fact = facts.get(name, shape);
       if (!fact)
         return makeLocatedError(
-            loc, kPass + "operator '" + work.operatorName +
-                     "' is data-dependent: " +
-                     llvm::toString(fact.takeError()) +
-                     " (give the concrete values of argument '" + name +
-                     "' with facts=<file.json>)");
+            loc,
+            kPass + "operator '" + work.operatorName +
+                "' is data-dependent: " + llvm::toString(fact.takeError()) +
+                " (give the concrete values of argument '" + name +
+                "' with facts=<file.json>)");
       return fact;
     }
     return makeLocatedError(loc, kPass + "annotation refers to '" + name +
@@ -242,8 +243,9 @@ private:
                         const char *what) -> llvm::Expected<std::string> {
       auto attr = dict.getAs<StringAttr>(key);
       if (!attr)
-        return makeLocatedError(op.getLoc(), kPass + what + " needs a string '" +
-                                                 key + "' naming an argument");
+        return makeLocatedError(op.getLoc(), kPass + what +
+                                                 " needs a string '" + key +
+                                                 "' naming an argument");
       return attr.str();
     };
 
@@ -263,19 +265,17 @@ private:
         return fact.takeError();
       int64_t extent = ranges[*loop], byExtent = ranges[*by];
       if (static_cast<int64_t>(fact->values.size()) != byExtent)
-        return makeLocatedError(op.getLoc(),
-                                kPass + "fact '" + *name + "' has " +
-                                    llvm::Twine(fact->values.size()) +
-                                    " lengths for a loop of " +
-                                    llvm::Twine(byExtent));
+        return makeLocatedError(
+            op.getLoc(), kPass + "fact '" + *name + "' has " +
+                             llvm::Twine(fact->values.size()) +
+                             " lengths for a loop of " + llvm::Twine(byExtent));
       uint64_t valid = 0;
       for (int64_t length : fact->values) {
         if (length < 0 || length > extent)
           return makeLocatedError(op.getLoc(),
                                   kPass + "fact '" + *name + "' holds " +
-                                      llvm::Twine(length) +
-                                      ", outside [0, " + llvm::Twine(extent) +
-                                      "]");
+                                      llvm::Twine(length) + ", outside [0, " +
+                                      llvm::Twine(extent) + "]");
         valid += length;
       }
       uint64_t rest = (extent == 0 || byExtent == 0)
@@ -308,7 +308,8 @@ private:
         return makeLocatedError(op.getLoc(),
                                 kPass + "fact '" + *name +
                                     "' must start at 0 and end at the token "
-                                    "count " + llvm::Twine(qExtent));
+                                    "count " +
+                                    llvm::Twine(qExtent));
       uint64_t pairs = 0;
       for (size_t i = 1; i < cu.size(); ++i) {
         int64_t length = cu[i] - cu[i - 1];
@@ -363,11 +364,10 @@ private:
         work.special[bodyOp.getName().stripDialect().str()] += count;
         continue;
       }
-      return makeLocatedError(bodyOp.getLoc(),
-                              kPass + "unsupported operation '" +
-                                  bodyOp.getName().getStringRef() +
-                                  "' in the body of '" +
-                                  op->getName().getStringRef() + "'");
+      return makeLocatedError(
+          bodyOp.getLoc(),
+          kPass + "unsupported operation '" + bodyOp.getName().getStringRef() +
+              "' in the body of '" + op->getName().getStringRef() + "'");
     }
     return llvm::Error::success();
   }
@@ -387,8 +387,9 @@ llvm::Expected<ArgumentBytes> argumentBytes(func::FuncOp func, unsigned index,
   Type type = isResult ? func.getResultTypes()[index]
                        : func.getArgument(index).getType();
   ArgumentBytes arg;
-  auto name = isResult ? func.getResultAttrOfType<StringAttr>(index, "atrex.name")
-                       : func.getArgAttrOfType<StringAttr>(index, "atrex.name");
+  auto name = isResult
+                  ? func.getResultAttrOfType<StringAttr>(index, "atrex.name")
+                  : func.getArgAttrOfType<StringAttr>(index, "atrex.name");
   arg.name = name ? name.str()
                   : (isResult ? "result#" : "arg#") + std::to_string(index);
   arg.role = isResult ? "output" : "input";
@@ -426,11 +427,10 @@ llvm::Expected<ArgumentBytes> argumentBytes(func::FuncOp func, unsigned index,
   std::set<int64_t> rows;
   auto checkRow = [&](int64_t row) -> llvm::Error {
     if (row < 0 || row >= shape[0])
-      return makeLocatedError(func.getLoc(),
-                              kPass + "facts reference row " +
-                                  llvm::Twine(row) + " of '" + arg.name +
-                                  "', outside [0, " + llvm::Twine(shape[0]) +
-                                  ")");
+      return makeLocatedError(func.getLoc(), kPass + "facts reference row " +
+                                                 llvm::Twine(row) + " of '" +
+                                                 arg.name + "', outside [0, " +
+                                                 llvm::Twine(shape[0]) + ")");
     rows.insert(row);
     return llvm::Error::success();
   };
@@ -438,7 +438,8 @@ llvm::Expected<ArgumentBytes> argumentBytes(func::FuncOp func, unsigned index,
     // The leading dimension is indexed by the values of another argument.
     auto indexName = access.getAs<StringAttr>("index");
     if (!indexName)
-      return makeLocatedError(func.getLoc(), kPass + "atrex.access 'rows' of '" +
+      return makeLocatedError(func.getLoc(), kPass +
+                                                 "atrex.access 'rows' of '" +
                                                  arg.name + "' needs 'index'");
     auto fact = counter.factFor(indexName.getValue(), func.getLoc());
     if (!fact)
@@ -471,19 +472,18 @@ llvm::Expected<ArgumentBytes> argumentBytes(func::FuncOp func, unsigned index,
       int64_t length = lengths->values[b];
       int64_t pages = pageTokens ? (length + pageTokens - 1) / pageTokens : 0;
       if (length < 0 || pages > width)
-        return makeLocatedError(func.getLoc(),
-                                kPass + "context length " +
-                                    llvm::Twine(length) + " of sequence " +
-                                    llvm::Twine(b) + " needs " +
-                                    llvm::Twine(pages) +
-                                    " pages but the block table has " +
-                                    llvm::Twine(width));
+        return makeLocatedError(
+            func.getLoc(),
+            kPass + "context length " + llvm::Twine(length) + " of sequence " +
+                llvm::Twine(b) + " needs " + llvm::Twine(pages) +
+                " pages but the block table has " + llvm::Twine(width));
       for (int64_t p = 0; p < pages; ++p)
         if (auto err = checkRow(table->values[b * width + p]))
           return err;
     }
   } else {
-    return makeLocatedError(func.getLoc(), kPass + "unknown atrex.access kind '" +
+    return makeLocatedError(func.getLoc(), kPass +
+                                               "unknown atrex.access kind '" +
                                                kind.getValue() + "'");
   }
   arg.access = kind.str();
@@ -502,8 +502,8 @@ llvm::Expected<SemanticWork> countSemanticWork(func::FuncOp func,
       if (auto value = dyn_cast<IntegerAttr>(entry.getValue()))
         work.shape[entry.getName().str()] = value.getInt();
   if (func.isExternal())
-    return makeLocatedError(func.getLoc(), kPass + "'" + func.getSymName() +
-                                               "' has no body");
+    return makeLocatedError(func.getLoc(),
+                            kPass + "'" + func.getSymName() + "' has no body");
   Counter counter(func, facts, work);
   for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
     auto arg = argumentBytes(func, i, false, counter);
@@ -541,12 +541,12 @@ llvm::json::Value toJSON(const SemanticWork &work) {
     shape[dim.first] = dim.second;
   llvm::json::Array arguments;
   for (const ArgumentBytes &arg : work.arguments)
-    arguments.push_back(llvm::json::Object{
-        {"name", arg.name},
-        {"role", arg.role},
-        {"dtype", arg.dtype},
-        {"bytes", static_cast<int64_t>(arg.bytes)},
-        {"access", arg.access}});
+    arguments.push_back(
+        llvm::json::Object{{"name", arg.name},
+                           {"role", arg.role},
+                           {"dtype", arg.dtype},
+                           {"bytes", static_cast<int64_t>(arg.bytes)},
+                           {"access", arg.access}});
   return llvm::json::Object{
       {"operator", work.operatorName},
       {"shape", std::move(shape)},
@@ -578,17 +578,15 @@ DictionaryAttr toAttribute(MLIRContext *ctx, const SemanticWork &work) {
   return b.getDictionaryAttr(
       {b.getNamedAttr("flops", b.getDictionaryAttr(engines)),
        b.getNamedAttr("special", b.getDictionaryAttr(special)),
-       b.getNamedAttr(
-           "bytes",
-           b.getDictionaryAttr({b.getNamedAttr("read", i64(work.bytesRead)),
-                                b.getNamedAttr("write", i64(work.bytesWritten)),
-                                b.getNamedAttr("total",
-                                               i64(work.totalBytes()))}))});
+       b.getNamedAttr("bytes",
+                      b.getDictionaryAttr(
+                          {b.getNamedAttr("read", i64(work.bytesRead)),
+                           b.getNamedAttr("write", i64(work.bytesWritten)),
+                           b.getNamedAttr("total", i64(work.totalBytes()))}))});
 }
 
 namespace {
-struct SemanticWorkPass
-    : public impl::AtrexSemanticWorkBase<SemanticWorkPass> {
+struct SemanticWorkPass : public impl::AtrexSemanticWorkBase<SemanticWorkPass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -616,23 +614,11 @@ struct SemanticWorkPass
     }
     if (jsonOutput.empty())
       return;
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(results)))
-       << "\n";
-    if (jsonOutput == "-") {
-      llvm::outs() << text;
-      llvm::outs().flush();
-      return;
-    }
-    std::error_code ec;
-    llvm::raw_fd_ostream file(jsonOutput, ec, llvm::sys::fs::OF_Text);
-    if (ec) {
-      module.emitError() << kPass << "cannot write '" << jsonOutput
-                         << "': " << ec.message();
+    if (llvm::Error err =
+            writeJSONFile(jsonOutput, llvm::json::Value(std::move(results)))) {
+      module.emitError() << kPass << llvm::toString(std::move(err));
       return signalPassFailure();
     }
-    file << text;
   }
 };
 } // namespace

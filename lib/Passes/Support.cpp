@@ -12,8 +12,8 @@
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 using namespace mlir;
 
@@ -80,8 +80,8 @@ llvm::Expected<int64_t> evaluateDimExpr(llvm::StringRef expr,
                         [&](llvm::StringRef name) -> llvm::Expected<int64_t> {
                           auto it = dims.find(name);
                           if (it == dims.end())
-                            return llvm::createStringError("dimension '" + name +
-                                                           "' is not bound");
+                            return llvm::createStringError(
+                                "dimension '" + name + "' is not bound");
                           return it->second;
                         });
 }
@@ -104,8 +104,7 @@ parseDimBindings(llvm::ArrayRef<std::string> bindings) {
           "invalid binding '" + binding +
           "': expected NAME=VALUE with a non-negative integer");
     if (!dims.try_emplace(name, number).second)
-      return llvm::createStringError("dimension '" + name +
-                                     "' is bound twice");
+      return llvm::createStringError("dimension '" + name + "' is bound twice");
   }
   return dims;
 }
@@ -162,8 +161,7 @@ static llvm::Error factsFromTensorDir(llvm::StringRef dir,
     auto file = t ? t->getString("file") : std::nullopt;
     const llvm::json::Array *shape = t ? t->getArray("shape") : nullptr;
     if (!name || !role || !dtype || !file || !shape)
-      return llvm::createStringError("'" + index +
-                                     "': malformed tensor entry");
+      return llvm::createStringError("'" + index + "': malformed tensor entry");
     unsigned width = llvm::StringSwitch<unsigned>(*dtype)
                          .Case("i64", 8)
                          .Case("i32", 4)
@@ -190,10 +188,9 @@ static llvm::Error factsFromTensorDir(llvm::StringRef dir,
       return llvm::createStringError("cannot read '" + path +
                                      "': " + data.getError().message());
     if ((*data)->getBufferSize() != static_cast<size_t>(count) * width)
-      return llvm::createStringError("'" + path + "' has " +
-                                     llvm::Twine((*data)->getBufferSize()) +
-                                     " bytes for " + llvm::Twine(count) +
-                                     " elements of " + *dtype);
+      return llvm::createStringError(
+          "'" + path + "' has " + llvm::Twine((*data)->getBufferSize()) +
+          " bytes for " + llvm::Twine(count) + " elements of " + *dtype);
     const char *bytes = (*data)->getBufferStart();
     for (int64_t i = 0; i < count; ++i) {
       const char *p = bytes + i * width;
@@ -228,8 +225,8 @@ llvm::Expected<Facts> Facts::fromFile(llvm::StringRef path) {
                                    "': " + buffer.getError().message());
   auto facts = fromJSON((*buffer)->getBuffer());
   if (!facts)
-    return llvm::createStringError("facts file '" + path + "': " +
-                                   llvm::toString(facts.takeError()));
+    return llvm::createStringError("facts file '" + path +
+                                   "': " + llvm::toString(facts.takeError()));
   return facts;
 }
 

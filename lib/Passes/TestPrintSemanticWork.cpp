@@ -36,8 +36,8 @@ void print(const SemanticWork &work, llvm::raw_ostream &os) {
   os << "  bytes read: " << work.bytesRead << "\n"
      << "  bytes write: " << work.bytesWritten << "\n";
   for (const ArgumentBytes &arg : work.arguments)
-    os << "  argument " << arg.name << " (" << arg.role << ", " << arg.dtype << ", "
-       << arg.access << "): " << arg.bytes << " bytes\n";
+    os << "  argument " << arg.name << " (" << arg.role << ", " << arg.dtype
+       << ", " << arg.access << "): " << arg.bytes << " bytes\n";
 }
 
 struct TestPrintSemanticWorkPass

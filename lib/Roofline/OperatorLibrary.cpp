@@ -86,8 +86,8 @@ OperatorLibrary::load(StringRef Dir) {
     mlir::OwningOpRef<mlir::ModuleOp> Module =
         mlir::parseSourceFile<mlir::ModuleOp>(SM, Lib->Context.get());
     if (!Module)
-      return createStringError("cannot parse '" + File + "': " +
-                               StringRef(Diags).trim());
+      return createStringError("cannot parse '" + File +
+                               "': " + StringRef(Diags).trim());
     std::vector<std::pair<std::string, std::string>> Found;
     for (auto Func : Module->getOps<mlir::func::FuncOp>())
       if (auto Op = Func->getAttrOfType<mlir::StringAttr>("atrex.operator"))
@@ -137,8 +137,7 @@ StringRef OperatorLibrary::headerComment(StringRef Op) const {
   return It == Defs.end() ? StringRef() : StringRef(It->second.Header);
 }
 
-std::vector<std::string>
-OperatorLibrary::shapeParameters(StringRef Op) const {
+std::vector<std::string> OperatorLibrary::shapeParameters(StringRef Op) const {
   std::vector<std::string> Params;
   mlir::func::FuncOp Func = definition(Op);
   if (!Func)

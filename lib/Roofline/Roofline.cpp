@@ -16,7 +16,8 @@ static llvm::Expected<Ceilings> parseCeilings(const llvm::json::Object &obj,
   Ceilings c;
   auto bw = obj.getNumber("hbm_tbps");
   if (!bw || *bw <= 0)
-    return llvm::createStringError(where + ": missing or non-positive hbm_tbps");
+    return llvm::createStringError(where +
+                                   ": missing or non-positive hbm_tbps");
   c.bandwidth = *bw * 1e12;
   const llvm::json::Object *peaks = obj.getObject("peak_tflops");
   if (!peaks)
@@ -25,8 +26,7 @@ static llvm::Expected<Ceilings> parseCeilings(const llvm::json::Object &obj,
     const llvm::json::Object *dtypes = engine.second.getAsObject();
     if (!dtypes)
       return llvm::createStringError(where + ": peak_tflops." +
-                                     engine.first.str() +
-                                     " must be an object");
+                                     engine.first.str() + " must be an object");
     for (const auto &dtype : *dtypes) {
       if (dtype.second.kind() == llvm::json::Value::Null)
         continue;
@@ -41,7 +41,8 @@ static llvm::Expected<Ceilings> parseCeilings(const llvm::json::Object &obj,
   if (const llvm::json::Value *f = obj.get("floor_us")) {
     auto floorUs = f->getAsNumber();
     if (!floorUs || *floorUs < 0)
-      return llvm::createStringError(where + ": floor_us must be a non-negative number");
+      return llvm::createStringError(
+          where + ": floor_us must be a non-negative number");
     c.floorSeconds = *floorUs * 1e-6;
   }
   if (auto source = obj.getString("source"))
@@ -56,9 +57,9 @@ llvm::Expected<std::vector<GpuSpec>> loadHardwareTable(llvm::StringRef path) {
                                    "': " + buffer.getError().message());
   auto json = llvm::json::parse((*buffer)->getBuffer());
   if (!json)
-    return llvm::createStringError("hardware table '" + path +
-                                   "' is not valid JSON: " +
-                                   llvm::toString(json.takeError()));
+    return llvm::createStringError(
+        "hardware table '" + path +
+        "' is not valid JSON: " + llvm::toString(json.takeError()));
   const llvm::json::Object *root = json->getAsObject();
   const llvm::json::Array *gpus = root ? root->getArray("gpus") : nullptr;
   if (!gpus)

@@ -11,8 +11,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "ReportUtil.h"
-#include "atrex/Score/Report.h"
 #include "atrex-rt/Protocol.h"
+#include "atrex/Score/Report.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"

@@ -19,7 +19,8 @@ using namespace atrex::score::rep;
 std::string atrex::score::scopeLine(const ScoreReport &R) {
   char Buf[64];
   std::snprintf(Buf, sizeof(Buf), "%.1f%%", 100.0 * R.ScopeWeightShare);
-  return std::to_string(R.Problems.size()) + " of " + std::to_string(R.SuiteProblems) +
+  return std::to_string(R.Problems.size()) + " of " +
+         std::to_string(R.SuiteProblems) +
          " problems of the suite (those with a result), " + Buf +
          " of its weight; weights renormalised over them";
 }
@@ -130,8 +131,9 @@ Table atrex::score::rep::problemTable(const SetScore &S) {
       Note += (Note.empty() ? "" : "; ") + std::to_string(P.ResultCount) +
               " results, latest scored";
     if (P.Result && P.Result->TimingSource == "attributed" && P.TMeasuredS)
-      Note += (Note.empty() ? "" : "; ") + std::string("timed under attribution") +
-              (P.Result->CleanWhy.empty() ? "" : " (" + P.Result->CleanWhy + ")");
+      Note +=
+          (Note.empty() ? "" : "; ") + std::string("timed under attribution") +
+          (P.Result->CleanWhy.empty() ? "" : " (" + P.Result->CleanWhy + ")");
     T.Rows.push_back(
         {P.Problem->Id, P.Problem->Operator, P.Problem->Phase, P.Roof->Regime,
          formatv("{0:F4}", P.Weight).str(), us(P.Roof->TRooflineS),
@@ -400,20 +402,20 @@ json::Value atrex::score::toJSON(const ScoreReport &R) {
                       {"results", P.ResultCount}};
       if (P.Result) {
         const GateResult &G = *P.Result;
-        PO["result"] = json::Object{{"file", G.File},
-                                    {"line", G.Line},
-                                    {"status", G.Status},
-                                    {"stage", G.Stage},
-                                    {"verdict", G.Verdict},
-                                    {"reason", G.Reason},
-                                    {"started_at", G.StartedAt},
-                                    {"gpu", G.Gpu},
-                                    {"timing_source",
-                                     G.TimingSource.empty()
-                                         ? json::Value(nullptr)
-                                         : json::Value(G.TimingSource)},
-                                    {"submission", G.SubmissionName},
-                                    {"source", G.Source}};
+        PO["result"] =
+            json::Object{{"file", G.File},
+                         {"line", G.Line},
+                         {"status", G.Status},
+                         {"stage", G.Stage},
+                         {"verdict", G.Verdict},
+                         {"reason", G.Reason},
+                         {"started_at", G.StartedAt},
+                         {"gpu", G.Gpu},
+                         {"timing_source", G.TimingSource.empty()
+                                               ? json::Value(nullptr)
+                                               : json::Value(G.TimingSource)},
+                         {"submission", G.SubmissionName},
+                         {"source", G.Source}};
       } else {
         PO["result"] = nullptr;
       }
@@ -467,10 +469,11 @@ json::Value atrex::score::toJSON(const ScoreReport &R) {
                               {"verified", !R.PublicPath.empty()},
                               {"weights", R.WeightsPath},
                               {"weights_source", R.WeightsSource}}},
-      {"scope", json::Object{{"kind", R.Scope},
-                             {"problems", static_cast<int64_t>(R.Problems.size())},
-                             {"suite_problems", static_cast<int64_t>(R.SuiteProblems)},
-                             {"weight_share", R.ScopeWeightShare}}},
+      {"scope",
+       json::Object{{"kind", R.Scope},
+                    {"problems", static_cast<int64_t>(R.Problems.size())},
+                    {"suite_problems", static_cast<int64_t>(R.SuiteProblems)},
+                    {"weight_share", R.ScopeWeightShare}}},
       {"gpu", R.Gpu},
       {"gpu_selected_by", R.GpuSelectedBy},
       {"hardware", std::move(Hw)},

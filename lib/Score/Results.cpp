@@ -37,9 +37,11 @@ Expected<GateResult> atrex::score::parseResultLine(StringRef Text) {
     return err("not a JSON object");
   std::optional<StringRef> Schema = O->getString("schema");
   if (!Schema)
-    return err(std::string("missing \"schema\" (expected \"") + protocol::kResultSchema + "\")");
+    return err(std::string("missing \"schema\" (expected \"") +
+               protocol::kResultSchema + "\")");
   if (*Schema != protocol::kResultSchema)
-    return err("schema is \"" + *Schema + "\", expected \"" + protocol::kResultSchema + "\"");
+    return err("schema is \"" + *Schema + "\", expected \"" +
+               protocol::kResultSchema + "\"");
   GateResult R;
   const json::Object *P = O->getObject("problem");
   if (!P)
@@ -55,7 +57,8 @@ Expected<GateResult> atrex::score::parseResultLine(StringRef Text) {
     R.SubmissionOperator = S->getString("operator").value_or("").str();
   }
   std::optional<StringRef> Status = O->getString("status");
-  if (!Status || llvm::none_of(protocol::kStatuses, [&](const char *K) { return *Status == K; }))
+  if (!Status || llvm::none_of(protocol::kStatuses,
+                               [&](const char *K) { return *Status == K; }))
     return err("\"status\" must be \"pass\", \"fail\" or \"error\"");
   R.Status = Status->str();
   // The rules of docs/formats/gate-result.schema.json that the gate's own

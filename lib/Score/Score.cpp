@@ -114,7 +114,8 @@ static const GateResult *latest(ArrayRef<const GateResult *> Rs) {
 static bool verdictCounts(StringRef Verdict, bool Baseline) {
   if (Verdict == protocol::kAdopted)
     return true;
-  return Baseline && (Verdict == protocol::kFallback || Verdict == protocol::kNoKernel);
+  return Baseline &&
+         (Verdict == protocol::kFallback || Verdict == protocol::kNoKernel);
 }
 
 static void scoreProblem(ProblemScore &PS, const SubmissionSet &Set) {

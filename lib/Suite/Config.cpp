@@ -144,8 +144,9 @@ Expected<Config> loadConfig(StringRef Path) {
   Config C;
   if (auto Diags = readYAML((*Buffer)->getBuffer(), Path, C))
     return createStringError(StringRef(*Diags).trim().empty()
-                                 ? ("'" + Path + "' is not a valid suite "
-                                                 "configuration")
+                                 ? ("'" + Path +
+                                    "' is not a valid suite "
+                                    "configuration")
                                        .str()
                                  : StringRef(*Diags).trim().str());
   C.Path = Path.str();
@@ -173,8 +174,7 @@ Expected<Config> loadConfig(StringRef Path) {
     for (const std::string &Phase : O.Phases)
       if (Phase != "prefill" && Phase != "decode")
         return entryError(Path, Entry,
-                          "unknown phase '" + Phase +
-                              "' (prefill or decode)");
+                          "unknown phase '" + Phase + "' (prefill or decode)");
   }
   std::set<std::string> ModelNames;
   for (const ModelConfig &M : C.Models) {
@@ -190,8 +190,7 @@ Expected<Config> loadConfig(StringRef Path) {
                           "'" + Binding + "' is not NAME=EXPR");
       auto Value = evaluate(Expr, V);
       if (!Value)
-        return entryError(Path, Entry + ".vars",
-                          toString(Value.takeError()));
+        return entryError(Path, Entry + ".vars", toString(Value.takeError()));
       V[Name.str()] = *Value;
     }
     for (size_t I = 0; I < M.Calls.size(); ++I) {
@@ -200,8 +199,7 @@ Expected<Config> loadConfig(StringRef Path) {
           Entry + ".calls[" + std::to_string(I) + "] (" + Call.Op + ")";
       if (!OpNames.count(Call.Op))
         return entryError(Path, CallEntry,
-                          "operator '" + Call.Op +
-                              "' is not in 'operators'");
+                          "operator '" + Call.Op + "' is not in 'operators'");
       if (!Call.Phase.empty() && Call.Phase != "prefill" &&
           Call.Phase != "decode")
         return entryError(Path, CallEntry,

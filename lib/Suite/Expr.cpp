@@ -14,12 +14,14 @@ using namespace llvm;
 namespace atrex::suite {
 
 Expected<int64_t> evaluate(StringRef Expr, const Vars &V) {
-  return expr::evaluate(Expr, expr::SuiteGrammar, [&](StringRef Name) -> Expected<int64_t> {
-    auto It = V.find(Name);
-    if (It == V.end())
-      return createStringError("expression '" + Expr + "': unknown name '" + Name + "'");
-    return It->second;
-  });
+  return expr::evaluate(
+      Expr, expr::SuiteGrammar, [&](StringRef Name) -> Expected<int64_t> {
+        auto It = V.find(Name);
+        if (It == V.end())
+          return createStringError("expression '" + Expr + "': unknown name '" +
+                                   Name + "'");
+        return It->second;
+      });
 }
 
 } // namespace atrex::suite

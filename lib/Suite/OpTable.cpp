@@ -50,7 +50,8 @@ std::string toCpp(StringRef Expr) {
   while (!Expr.empty()) {
     char C = Expr.front();
     if (isAlpha(C) || C == '_') {
-      size_t N = Expr.find_if_not([](char Ch) { return isAlnum(Ch) || Ch == '_'; });
+      size_t N =
+          Expr.find_if_not([](char Ch) { return isAlnum(Ch) || Ch == '_'; });
       Out += "x.s_" + Expr.take_front(N).str();
       Expr = Expr.drop_front(std::min(N, Expr.size()));
       continue;
@@ -105,8 +106,8 @@ readOperatorEntries(const OperatorLibrary &Lib) {
       return makeLocatedError(Func.getLoc(), kTool + toString(E.takeError()));
     E->File = Lib.file(Op).str();
     auto Fail = [&](const Twine &Message) {
-      return makeLocatedError(Func.getLoc(), kTool + "operator '" + Op +
-                                                 "': " + Message);
+      return makeLocatedError(Func.getLoc(),
+                              kTool + "operator '" + Op + "': " + Message);
     };
     // The example binds exactly the keys; derived symbols follow from them.
     suite::Vars Vars;
@@ -123,8 +124,7 @@ readOperatorEntries(const OperatorLibrary &Lib) {
         return Fail("derived symbol '" + Sym + "' is already defined");
       auto V = suite::evaluate(Expr, Vars);
       if (!V)
-        return Fail("derived symbol '" + Sym +
-                    "': " + toString(V.takeError()));
+        return Fail("derived symbol '" + Sym + "': " + toString(V.takeError()));
       Vars[Sym] = *V;
     }
     for (const auto &[Expr, Message] : E->Constraints) {
@@ -205,8 +205,8 @@ void writeOpTable(ArrayRef<OperatorEntry> Entries, StringRef Source,
       OS << ExSep << "{" << quote(K) << ", " << V << "}";
     OS << "};\n";
     for (const EntryArgument &A : E.Arguments) {
-      OS << "    op.args.push_back(ArgSpec{" << quote(A.Name) << ", ArgKind::"
-         << kindName(A.ArgKind) << ", DType::";
+      OS << "    op.args.push_back(ArgSpec{" << quote(A.Name)
+         << ", ArgKind::" << kindName(A.ArgKind) << ", DType::";
       switch (A.ArgKind) {
       case Kind::Double:
         OS << "F64";

@@ -70,8 +70,8 @@ static Expected<json::Value> readJSON(StringRef Path) {
     return Text.takeError();
   auto V = json::parse(*Text);
   if (!V)
-    return createStringError("'" + Path + "' is not valid JSON: " +
-                             toString(V.takeError()));
+    return createStringError("'" + Path +
+                             "' is not valid JSON: " + toString(V.takeError()));
   return V;
 }
 
@@ -111,10 +111,10 @@ Error leakCheck(StringRef Dir, ArrayRef<DenyTerm> Terms) {
       if (At == std::string::npos)
         continue;
       size_t Line = StringRef(Lower).take_front(At).count('\n') + 1;
-      Errors += (Errors.empty() ? "" : "\n") + ("leak: '" + T.Text + "' (" +
-                                               T.Origin + ") in " + Name +
-                                               ":" + Twine(Line))
-                                                  .str();
+      Errors += (Errors.empty() ? "" : "\n") +
+                ("leak: '" + T.Text + "' (" + T.Origin + ") in " + Name + ":" +
+                 Twine(Line))
+                    .str();
     }
   }
   if (!Errors.empty())
@@ -187,8 +187,8 @@ static std::string markdownCard(const json::Object &Card) {
   OS << "## Reference semantics\n\n```text\n"
      << StringRef(Card.getString("semantics").value_or("")).rtrim()
      << "\n```\n\n";
-  OS << "## Shape keys\n\n" << Card.getString("key_doc").value_or("")
-     << "\n\nPhases: ";
+  OS << "## Shape keys\n\n"
+     << Card.getString("key_doc").value_or("") << "\n\nPhases: ";
   if (const json::Array *P = Card.getArray("phases"))
     for (size_t I = 0; I < P->size(); ++I)
       OS << (I ? ", " : "") << (*P)[I].getAsString().value_or("");
@@ -219,9 +219,9 @@ static std::string markdownCard(const json::Object &Card) {
         OS << "| " << N << " | " << O->getString("dtype").value_or("")
            << " | exact | | | |\n";
       else
-        OS << "| " << N << " | " << O->getString("dtype").value_or("")
-           << " | " << Num("atol") << " | " << Num("rtol") << " | "
-           << Num("atol_rms") << " | " << Num("max_rel_norm") << " |\n";
+        OS << "| " << N << " | " << O->getString("dtype").value_or("") << " | "
+           << Num("atol") << " | " << Num("rtol") << " | " << Num("atol_rms")
+           << " | " << Num("max_rel_norm") << " |\n";
     }
   }
   OS << "\n## Visible problems\n\nThe evaluation also runs hidden problems "
@@ -233,8 +233,9 @@ static std::string markdownCard(const json::Object &Card) {
       if (const json::Object *Sh = O->getObject("shape")) {
         std::vector<std::string> Items;
         for (const auto &E : *Sh)
-          Items.push_back(E.first.str() + "=" +
-                          std::to_string(atrex::getInteger(E.second).value_or(0)));
+          Items.push_back(
+              E.first.str() + "=" +
+              std::to_string(atrex::getInteger(E.second).value_or(0)));
         llvm::sort(Items);
         Shape = join(Items, ",");
       }
@@ -254,16 +255,16 @@ static Error writeWeights(StringRef SealedDir, StringRef Commitment,
     Unmatched.push_back(Id);
   for (const std::string &T : W.UnmatchedTrace)
     UnmatchedTrace.push_back(T);
-  return writeFile(joinPath(SealedDir, "weights.json"),
-                   jsonText(json::Object{
-                       {"format", "atrex-sealed-weights"},
-                       {"version", 1},
-                       {"commitment", Commitment},
-                       {"source", W.Source},
-                       {"weights", std::move(Weights)},
-                       {"zero_weight_problems", std::move(Unmatched)},
-                       {"unmatched_trace_problems",
-                        std::move(UnmatchedTrace)}}));
+  return writeFile(
+      joinPath(SealedDir, "weights.json"),
+      jsonText(json::Object{
+          {"format", "atrex-sealed-weights"},
+          {"version", 1},
+          {"commitment", Commitment},
+          {"source", W.Source},
+          {"weights", std::move(Weights)},
+          {"zero_weight_problems", std::move(Unmatched)},
+          {"unmatched_trace_problems", std::move(UnmatchedTrace)}}));
 }
 
 Error pack(const Suite &S, const OperatorLibrary &Ops,
@@ -278,11 +279,10 @@ Error pack(const Suite &S, const OperatorLibrary &Ops,
     Expected<ProblemWork> W =
         !Op ? Expected<ProblemWork>(createStringError(
                   "operator '" + P.Operator + "' is not in 'operators'"))
-        : Spec == Specs.end()
-            ? Expected<ProblemWork>(createStringError(
-                  "operator '" + P.Operator +
-                  "' has no entry-point specification"))
-            : checkProblem(P, *Op, Ops, &Spec->second);
+        : Spec == Specs.end() ? Expected<ProblemWork>(createStringError(
+                                    "operator '" + P.Operator +
+                                    "' has no entry-point specification"))
+                              : checkProblem(P, *Op, Ops, &Spec->second);
     if (!W) {
       Errors += (Errors.empty() ? "" : "\n") + S.Path + ": problems[" + P.Id +
                 "]: " + toString(W.takeError());
@@ -316,7 +316,8 @@ Error pack(const Suite &S, const OperatorLibrary &Ops,
     for (const GpuSpec &G : *Table)
       Gpus.push_back(&G);
   // GPU -> per problem (roofline, floor roofline).
-  std::map<std::string, std::vector<std::pair<ProblemRoofline, ProblemRoofline>>>
+  std::map<std::string,
+           std::vector<std::pair<ProblemRoofline, ProblemRoofline>>>
       Rooflines;
   for (const GpuSpec *G : Gpus) {
     std::vector<std::pair<ProblemRoofline, ProblemRoofline>> Rows;
@@ -336,8 +337,7 @@ Error pack(const Suite &S, const OperatorLibrary &Ops,
         return Missing;
       if (Options.Notes)
         *Options.Notes << "note: GPU " << G->name
-                       << " left out: " << toString(std::move(Missing))
-                       << "\n";
+                       << " left out: " << toString(std::move(Missing)) << "\n";
       continue;
     }
     Rooflines[G->name] = std::move(Rows);
@@ -352,7 +352,8 @@ Error pack(const Suite &S, const OperatorLibrary &Ops,
     if (const json::Array *List = Root->getArray("gpus"))
       for (const json::Value &G : *List)
         if (const json::Object *GO = G.getAsObject())
-          if (auto Name = GO->getString("name"); Name && Rooflines.count(Name->str()))
+          if (auto Name = GO->getString("name");
+              Name && Rooflines.count(Name->str()))
             Hardware[*Name] = G;
   json::Array SealedProblems;
   for (size_t I = 0; I < S.Problems.size(); ++I) {
@@ -375,17 +376,17 @@ Error pack(const Suite &S, const OperatorLibrary &Ops,
       Prov["application"] = P.Sources[0].Application;
       Prov["upstream_kernel"] = P.Sources[0].UpstreamKernel;
     }
-    SealedProblems.push_back(json::Object{
-        {"id", P.Id},
-        {"operator", P.Operator},
-        {"phase", P.Phase},
-        {"shape", shapeJSON(P.EntryShape)},
-        {"definition_shape", shapeJSON(P.DefShape)},
-        {"facts", P.Facts},
-        {"floor_facts", P.FloorFacts},
-        {"visibility", P.Visibility},
-        {"provenance", std::move(Prov)},
-        {"roofline", std::move(Roof)}});
+    SealedProblems.push_back(
+        json::Object{{"id", P.Id},
+                     {"operator", P.Operator},
+                     {"phase", P.Phase},
+                     {"shape", shapeJSON(P.EntryShape)},
+                     {"definition_shape", shapeJSON(P.DefShape)},
+                     {"facts", P.Facts},
+                     {"floor_facts", P.FloorFacts},
+                     {"visibility", P.Visibility},
+                     {"provenance", std::move(Prov)},
+                     {"roofline", std::move(Roof)}});
   }
   uint64_t Seed = 0;
   if (Options.Seed) {
@@ -454,8 +455,8 @@ Error pack(const Suite &S, const OperatorLibrary &Ops,
           {"operator", P.Operator},
           {"signature", Spec.Signature},
           {"summary", sanitize(Spec.Summary, S.PublicRewrites, Terms)},
-          {"semantics", sanitize(Ops.headerComment(P.Operator),
-                                 S.PublicRewrites, Terms)},
+          {"semantics",
+           sanitize(Ops.headerComment(P.Operator), S.PublicRewrites, Terms)},
           {"tolerance", Spec.Outputs},
           {"shape_keys", std::move(Keys)},
           {"key_doc", Spec.KeyDoc},
@@ -562,9 +563,8 @@ Error verify(StringRef PublicDir, StringRef SealedDir) {
   std::string Commitment = "sha256:" + sha256Hex(*SealedText);
   StringRef Claimed = Pub->getString("sealed_commitment").value_or("");
   if (Claimed != Commitment)
-    Fail(SealedPath, "commitment mismatch: public.json commits to '" +
-                         Claimed + "', the file hashes to '" + Commitment +
-                         "'");
+    Fail(SealedPath, "commitment mismatch: public.json commits to '" + Claimed +
+                         "', the file hashes to '" + Commitment + "'");
   StringRef WeightsCommitment = Weights->getString("commitment").value_or("");
   if (WeightsCommitment != Claimed)
     Fail(WeightsPath, "commitment '" + WeightsCommitment +
@@ -599,13 +599,12 @@ Error verify(StringRef PublicDir, StringRef SealedDir) {
       else
         for (const auto &E : *Roof) {
           if (!Gpus.count(E.first.str()))
-            Fail(SealedPath, "problems[" + Id + "].roofline." +
-                                 E.first.str() + ": GPU not in 'hardware'");
+            Fail(SealedPath, "problems[" + Id + "].roofline." + E.first.str() +
+                                 ": GPU not in 'hardware'");
           const json::Object *R = E.second.getAsObject();
           auto T = R ? R->getNumber("t_roofline_s") : std::nullopt;
           if (!T || !(*T > 0))
-            Fail(SealedPath, "problems[" + Id + "].roofline." +
-                                 E.first.str() +
+            Fail(SealedPath, "problems[" + Id + "].roofline." + E.first.str() +
                                  ": t_roofline_s must be positive");
         }
     }
@@ -628,7 +627,8 @@ Error verify(StringRef PublicDir, StringRef SealedDir) {
       for (const json::Value &VV : *Visible) {
         const json::Object *V = VV.getAsObject();
         std::string Id = V ? V->getString("id").value_or("").str() : "";
-        std::string Where = "cards[" + Op.str() + "].visible_problems[" + Id + "]";
+        std::string Where =
+            "cards[" + Op.str() + "].visible_problems[" + Id + "]";
         OnCards.insert(Id);
         auto It = ById.find(Id);
         if (It == ById.end()) {
@@ -661,8 +661,8 @@ Error verify(StringRef PublicDir, StringRef SealedDir) {
   }
   for (const auto &[Id, P] : ById)
     if (P->getString("visibility") == "public" && !OnCards.count(Id))
-      Fail(SealedPath, "problems[" + Id + "]: public but on no card of " +
-                           PublicPath);
+      Fail(SealedPath,
+           "problems[" + Id + "]: public but on no card of " + PublicPath);
 
   // Weights.
   if (const json::Object *W = Weights->getObject("weights")) {
@@ -676,8 +676,8 @@ Error verify(StringRef PublicDir, StringRef SealedDir) {
       if (!ById.count(Id))
         Fail(WeightsPath, "weights[" + Id + "]: unknown problem id");
       if (!V || !std::isfinite(*V) || *V < 0) {
-        Fail(WeightsPath, "weights[" + Id +
-                              "]: must be a finite non-negative number");
+        Fail(WeightsPath,
+             "weights[" + Id + "]: must be a finite non-negative number");
         continue;
       }
       Sum += *V;

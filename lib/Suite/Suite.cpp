@@ -115,8 +115,7 @@ static int64_t get(const Shape &S, StringRef Key) {
 }
 
 static json::Value iotaMod(int64_t Mod) {
-  return json::Object{
-      {"iota", json::Object{{"start", 0}, {"mod", Mod}}}};
+  return json::Object{{"iota", json::Object{{"start", 0}, {"mod", Mod}}}};
 }
 
 /// Splits `Total` into `Weights.size()` parts proportional to `Weights` by
@@ -175,12 +174,12 @@ factsFor(const OperatorConfig &Op, const Shape &Def, const Shape &Entry) {
       Lens.push_back(I == 0 ? L : 1 + ((2 * I - 1) * L) / (2 * (B - 1)));
       FloorLens.push_back(I == 0 ? L : 1);
     }
-    json::Object Expected{{"context_lens", std::move(Lens)},
-                          {"block_tables", json::Object{{"iota",
-                                                         json::Object{}}}}};
-    json::Object Floor{{"context_lens", std::move(FloorLens)},
-                       {"block_tables",
-                        json::Object{{"iota", json::Object{}}}}};
+    json::Object Expected{
+        {"context_lens", std::move(Lens)},
+        {"block_tables", json::Object{{"iota", json::Object{}}}}};
+    json::Object Floor{
+        {"context_lens", std::move(FloorLens)},
+        {"block_tables", json::Object{{"iota", json::Object{}}}}};
     return Pair(std::move(Expected), std::move(Floor));
   }
   if (Op.Facts == "varlen-prefill") {
@@ -218,8 +217,8 @@ factsFor(const OperatorConfig &Op, const Shape &Def, const Shape &Entry) {
     int64_t T = get(Def, "T"), E = get(Def, "E"), K = get(Def, "K");
     double U = E * (1 - std::pow(1 - static_cast<double>(K) / E,
                                  static_cast<double>(T)));
-    int64_t Distinct = std::clamp<int64_t>(std::llround(U), K,
-                                           std::min<int64_t>(E, T * K));
+    int64_t Distinct =
+        std::clamp<int64_t>(std::llround(U), K, std::min<int64_t>(E, T * K));
     return Pair(json::Object{{"topk_ids", iotaMod(Distinct)}},
                 json::Object{{"topk_ids", iotaMod(K)}});
   }
@@ -260,9 +259,9 @@ Expected<ProblemWork> checkProblem(const Problem &P, const OperatorConfig &Op,
   std::vector<std::string> Params = Ops.shapeParameters(P.Operator);
   for (const std::string &Param : Params)
     if (!P.DefShape.count(Param))
-      return createStringError("shape parameter '" + Param +
-                               "' missing (" + P.Operator +
-                               " has: " + join(Params, ", ") + ")");
+      return createStringError("shape parameter '" + Param + "' missing (" +
+                               P.Operator + " has: " + join(Params, ", ") +
+                               ")");
   for (const auto &[Key, Value] : P.DefShape) {
     if (!is_contained(Params, Key))
       return createStringError("unknown shape parameter '" + Key + "' (" +
@@ -302,21 +301,19 @@ Expected<ProblemWork> checkProblem(const Problem &P, const OperatorConfig &Op,
     for (const auto &KV : *Entry)
       Have.insert(KV.first);
     if (Keys != Have)
-      return createStringError(
-          "entry shape keys {" + join(Have, ",") +
-          "} are not the entry point's shape keys {" +
-          join(Spec->ShapeKeys, ",") + "}");
+      return createStringError("entry shape keys {" + join(Have, ",") +
+                               "} are not the entry point's shape keys {" +
+                               join(Spec->ShapeKeys, ",") + "}");
   }
   auto Facts = factsFor(Op, P.DefShape, *Entry);
   if (!Facts)
     return Facts.takeError();
   if (Facts->first != P.Facts || Facts->second != P.FloorFacts)
-    return createStringError("facts differ from the facts model '" +
-                             Op.Facts + "' of the gate's input generator");
+    return createStringError("facts differ from the facts model '" + Op.Facts +
+                             "' of the gate's input generator");
   auto Count = [&](const json::Value &F) -> Expected<SemanticWork> {
-    auto Parsed =
-        atrex::Facts::fromJSON(F.kind() == json::Value::Null ? "{}"
-                                                             : jsonText(F));
+    auto Parsed = atrex::Facts::fromJSON(
+        F.kind() == json::Value::Null ? "{}" : jsonText(F));
     if (!Parsed)
       return Parsed.takeError();
     StringMap<int64_t> Dims;
@@ -413,16 +410,16 @@ Expected<Suite> expandSuite(const Config &C, const OperatorLibrary &Ops,
     if (G.name == C.WeightsGpu)
       Gpu = &G;
   if (!Gpu)
-    return createStringError(C.Path + ": weights_gpu: no GPU '" +
-                             C.WeightsGpu + "' in the hardware table");
+    return createStringError(C.Path + ": weights_gpu: no GPU '" + C.WeightsGpu +
+                             "' in the hardware table");
   auto Specs = readEntrySpecs(C.resolve(C.Specs));
   if (!Specs)
     return Specs.takeError();
   for (const OperatorConfig &O : C.Operators) {
     if (!Ops.contains(O.Name))
       return createStringError(C.Path + ": operators[" + O.Name +
-                               "]: no MLIR definition in '" +
-                               C.resolve(C.Ops) + "'");
+                               "]: no MLIR definition in '" + C.resolve(C.Ops) +
+                               "'");
     if (!Specs->count(O.Name))
       return createStringError(C.Path + ": operators[" + O.Name +
                                "]: no entry-point specification in '" +
@@ -467,8 +464,8 @@ Expected<Suite> expandSuite(const Config &C, const OperatorLibrary &Ops,
         V["T"] = Decode ? Step.Seqs : Step.Tokens;
         if (Decode)
           V["L"] = Step.KV;
-        std::string StepWhere = "applications[" + A.Name + "]." +
-                                Phase.str() + "[" + std::to_string(J) + "]";
+        std::string StepWhere = "applications[" + A.Name + "]." + Phase.str() +
+                                "[" + std::to_string(J) + "]";
         for (size_t I = 0; I < M->Calls.size(); ++I) {
           const CallConfig &Call = M->Calls[I];
           if (!Call.Phase.empty() && Call.Phase != Phase)
@@ -487,8 +484,8 @@ Expected<Suite> expandSuite(const Config &C, const OperatorLibrary &Ops,
                                        toString(Value.takeError()));
             P.DefShape[Key] = *Value;
           }
-          std::string Key = P.Operator + " " + P.Phase + " " +
-                            shapeString(P.DefShape);
+          std::string Key =
+              P.Operator + " " + P.Phase + " " + shapeString(P.DefShape);
           auto It = Problems.find(Key);
           if (It == Problems.end()) {
             // A shape the mapping or the facts model cannot take is
@@ -507,16 +504,15 @@ Expected<Suite> expandSuite(const Config &C, const OperatorLibrary &Ops,
             }
             auto Work = checkProblem(P, *Op, Ops, &Specs->at(P.Operator));
             if (!Work)
-              return createStringError(Where + ": {" +
-                                       shapeString(P.DefShape) + "}: " +
-                                       toString(Work.takeError()));
+              return createStringError(Where + ": {" + shapeString(P.DefShape) +
+                                       "}: " + toString(Work.takeError()));
             auto R = computeRoofline(Work->Expected, *Gpu);
             if (!R)
-              return createStringError(Where + ": " +
-                                       toString(R.takeError()));
+              return createStringError(Where + ": " + toString(R.takeError()));
             Pending New;
             New.P = std::move(P);
-            // The weight model has its own least time per call (min_kernel_us), not the score's latency floor.
+            // The weight model has its own least time per call (min_kernel_us),
+            // not the score's latency floor.
             New.TimeSeconds =
                 std::max(R->primary().noFloorSeconds(), C.MinKernelUs * 1e-6);
             It = Problems.emplace(Key, std::move(New)).first;
@@ -556,9 +552,8 @@ Expected<Suite> expandSuite(const Config &C, const OperatorLibrary &Ops,
     Ordered.emplace_back(sha256Hex(C.IdSeed + "|id|" + Key), std::move(P));
   }
   // Ids in an order that says nothing about model or operator.
-  llvm::sort(Ordered, [](const auto &A, const auto &B) {
-    return A.first < B.first;
-  });
+  llvm::sort(Ordered,
+             [](const auto &A, const auto &B) { return A.first < B.first; });
   char Buf[32];
   for (size_t I = 0; I < Ordered.size(); ++I) {
     snprintf(Buf, sizeof(Buf), "p%04zu", I + 1);
@@ -570,13 +565,12 @@ Expected<Suite> expandSuite(const Config &C, const OperatorLibrary &Ops,
   std::map<std::string, std::vector<std::pair<std::string, Problem *>>> Groups;
   for (Problem &P : S.Problems)
     Groups[P.Operator + " " + P.Phase].emplace_back(
-        sha256Hex(C.IdSeed + "|visibility|" + P.Operator + " " + P.Phase +
-                  " " + shapeString(P.DefShape)),
+        sha256Hex(C.IdSeed + "|visibility|" + P.Operator + " " + P.Phase + " " +
+                  shapeString(P.DefShape)),
         &P);
   for (auto &[Group, Members] : Groups) {
-    llvm::sort(Members, [](const auto &A, const auto &B) {
-      return A.first < B.first;
-    });
+    llvm::sort(Members,
+               [](const auto &A, const auto &B) { return A.first < B.first; });
     size_t Visible = static_cast<size_t>(
         std::ceil(Members.size() * C.VisibleFraction - 1e-9));
     for (size_t I = 0; I < Members.size(); ++I)
@@ -628,17 +622,17 @@ json::Value toJSON(const Suite &S) {
       Prov["upstream_kernel"] = P.Sources[0].UpstreamKernel;
     }
     Prov["sources"] = std::move(Sources);
-    Problems.push_back(json::Object{{"id", P.Id},
-                                    {"operator", P.Operator},
-                                    {"phase", P.Phase},
-                                    {"shape", shapeToJSON(P.EntryShape)},
-                                    {"definition_shape",
-                                     shapeToJSON(P.DefShape)},
-                                    {"facts", P.Facts},
-                                    {"floor_facts", P.FloorFacts},
-                                    {"visibility", P.Visibility},
-                                    {"provenance", std::move(Prov)},
-                                    {"weight", P.Weight}});
+    Problems.push_back(
+        json::Object{{"id", P.Id},
+                     {"operator", P.Operator},
+                     {"phase", P.Phase},
+                     {"shape", shapeToJSON(P.EntryShape)},
+                     {"definition_shape", shapeToJSON(P.DefShape)},
+                     {"facts", P.Facts},
+                     {"floor_facts", P.FloorFacts},
+                     {"visibility", P.Visibility},
+                     {"provenance", std::move(Prov)},
+                     {"weight", P.Weight}});
   }
   return json::Object{{"format", "atrex-suite"},
                       {"version", 1},
@@ -660,8 +654,8 @@ static Expected<json::Value> readJSONFile(StringRef Path) {
                              "': " + Buffer.getError().message());
   auto V = json::parse((*Buffer)->getBuffer());
   if (!V)
-    return createStringError("'" + Path + "' is not valid JSON: " +
-                             toString(V.takeError()));
+    return createStringError("'" + Path +
+                             "' is not valid JSON: " + toString(V.takeError()));
   return V;
 }
 
@@ -713,8 +707,7 @@ Expected<Suite> readSuite(StringRef Path, StringRef BaseDir) {
       OC.Name = Op->getString("name").value_or("").str();
       if (const json::Object *E = Op->getObject("entry"))
         for (const auto &KV : *E)
-          OC.Entry[KV.first.str()] =
-              KV.second.getAsString().value_or("").str();
+          OC.Entry[KV.first.str()] = KV.second.getAsString().value_or("").str();
       OC.Constraints = stringList(*Op, "constraints");
       OC.NonNegative = stringList(*Op, "nonnegative");
       OC.Phases = stringList(*Op, "phases");
@@ -743,8 +736,8 @@ Expected<Suite> readSuite(StringRef Path, StringRef BaseDir) {
     if (!Def)
       return Def.takeError();
     P.DefShape = *Def;
-    auto Entry = shapeFromJSON(PO->get("shape"),
-                               (Path + ": " + Where + ".shape").str());
+    auto Entry =
+        shapeFromJSON(PO->get("shape"), (Path + ": " + Where + ".shape").str());
     if (!Entry)
       return Entry.takeError();
     P.EntryShape = *Entry;
@@ -766,11 +759,10 @@ Expected<Suite> readSuite(StringRef Path, StringRef BaseDir) {
                        SO->getString("upstream_kernel").value_or("").str(),
                        SO->getNumber("weight").value_or(0)});
       if (P.Sources.empty())
-        P.Sources.push_back(
-            Source{Prov->getString("model").value_or("").str(),
-                   Prov->getString("application").value_or("").str(),
-                   Prov->getString("upstream_kernel").value_or("").str(),
-                   P.Weight});
+        P.Sources.push_back(Source{
+            Prov->getString("model").value_or("").str(),
+            Prov->getString("application").value_or("").str(),
+            Prov->getString("upstream_kernel").value_or("").str(), P.Weight});
     }
     S.Problems.push_back(std::move(P));
   }

@@ -18,7 +18,8 @@ namespace {
 
 class Parser {
 public:
-  Parser(StringRef Text, const Grammar &G, Lookup *L, SmallVectorImpl<std::string> *Names)
+  Parser(StringRef Text, const Grammar &G, Lookup *L,
+         SmallVectorImpl<std::string> *Names)
       : Text(Text), Rest(Text), G(G), L(L), Names(Names) {}
 
   Expected<int64_t> parse() {
@@ -41,10 +42,14 @@ private:
   SmallVectorImpl<std::string> *Names; // collecting names only
   unsigned Depth = 0;
 
-  Error error(const Twine &Message) { return createStringError(G.What + " '" + Text + "': " + Message); }
+  Error error(const Twine &Message) {
+    return createStringError(G.What + " '" + Text + "': " + Message);
+  }
   Error overflow() { return error("the value overflows 64 bits"); }
   bool enter() { return ++Depth <= MaxDepth; }
-  Error tooDeep() { return error("nested deeper than " + Twine(MaxDepth) + " levels"); }
+  Error tooDeep() {
+    return error("nested deeper than " + Twine(MaxDepth) + " levels");
+  }
   void skipSpace() { Rest = Rest.ltrim(); }
   bool consume(StringRef Token) {
     skipSpace();
@@ -62,7 +67,10 @@ private:
       if (!Rhs)
         return Rhs;
       int64_t A = *Lhs, B = *Rhs;
-      bool R = Op == "==" ? A == B : Op == "!=" ? A != B : Op == "<=" ? A <= B : Op == ">=" ? A >= B
+      bool R = Op == "=="   ? A == B
+               : Op == "!=" ? A != B
+               : Op == "<=" ? A <= B
+               : Op == ">=" ? A >= B
                : Op == "<"  ? A < B
                             : A > B;
       return int64_t(R);
@@ -82,7 +90,8 @@ private:
       auto Rhs = multiplicative();
       if (!Rhs)
         return Rhs;
-      std::optional<int64_t> Out = Plus ? checkedAdd(Value, *Rhs) : checkedSub(Value, *Rhs);
+      std::optional<int64_t> Out =
+          Plus ? checkedAdd(Value, *Rhs) : checkedSub(Value, *Rhs);
       if (!Out)
         return overflow();
       Value = *Out;
@@ -204,7 +213,8 @@ Expected<int64_t> evaluate(StringRef Text, const Grammar &G, Lookup L) {
   return Parser(Text, G, &L, nullptr).parse();
 }
 
-Error collectNames(StringRef Text, const Grammar &G, SmallVectorImpl<std::string> &Names) {
+Error collectNames(StringRef Text, const Grammar &G,
+                   SmallVectorImpl<std::string> &Names) {
   Expected<int64_t> V = Parser(Text, G, nullptr, &Names).parse();
   return V ? Error::success() : V.takeError();
 }

@@ -88,11 +88,13 @@ public:
         if (Z.avail_in == 0 && InputEof)
           break; // the end of the last member
         if (inflateReset(&Z) != Z_OK)
-          return createStringError(inconvertibleErrorCode(), "zlib: inflateReset failed");
+          return createStringError(inconvertibleErrorCode(),
+                                   "zlib: inflateReset failed");
         MemberDone = false;
       }
       if (Z.avail_in == 0 && InputEof && Z.avail_out < Max)
-        break; // hand over what was inflated; the error comes with the next read
+        break; // hand over what was inflated; the error comes with the next
+               // read
       if (Z.avail_in == 0 && InputEof)
         return createStringError(
             inconvertibleErrorCode(),
@@ -102,9 +104,10 @@ public:
       if (RC == Z_STREAM_END)
         MemberDone = true;
       else if (RC != Z_OK && RC != Z_BUF_ERROR)
-        return createStringError(inconvertibleErrorCode(),
-                                 std::string("corrupt gzip data in '") + Path +
-                                     "': " + (Z.msg ? Z.msg : "zlib error " + std::to_string(RC)));
+        return createStringError(
+            inconvertibleErrorCode(),
+            std::string("corrupt gzip data in '") + Path +
+                "': " + (Z.msg ? Z.msg : "zlib error " + std::to_string(RC)));
     }
     return Max - Z.avail_out;
   }
@@ -457,8 +460,9 @@ Error streamTraceEvents(StringRef Path, EventCallback Callback,
 #else
     sys::fs::closeFile(*FD);
     return createStringError(inconvertibleErrorCode(),
-                             "'" + Path + "' is gzip-compressed and this atrex-trace "
-                                          "was built without zlib: decompress it first");
+                             "'" + Path +
+                                 "' is gzip-compressed and this atrex-trace "
+                                 "was built without zlib: decompress it first");
 #endif
   } else {
     Src = std::make_unique<FileSource>(*FD);

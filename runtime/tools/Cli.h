@@ -40,8 +40,10 @@ inline void configure(CLI::App &app) {
 
 // A repeatable option: each occurrence takes exactly one value.
 inline CLI::Option *repeatable(CLI::Option *opt) {
-  return opt->type_name("TEXT")->expected(1)->allow_extra_args(false)->multi_option_policy(
-      CLI::MultiOptionPolicy::TakeAll);
+  return opt->type_name("TEXT")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
 // What is left after parsing: unknown arguments (before a "--") and the rest
@@ -56,8 +58,10 @@ struct Leftover {
 // Returns nullopt to go on, else the exit status: 0 after printing `help`
 // on `helpOut`, 2 after printing "TOOL: <CLI11's message>" and `usage` on
 // stderr.
-inline std::optional<int> parse(CLI::App &app, int argc, char **argv, int first, const std::string &tool,
-                                const std::string &help, const std::string &usage, Leftover &left,
+inline std::optional<int> parse(CLI::App &app, int argc, char **argv, int first,
+                                const std::string &tool,
+                                const std::string &help,
+                                const std::string &usage, Leftover &left,
                                 std::ostream &helpOut = std::cout) {
   std::vector<std::string> args;
   for (int i = argc - 1; i >= first; --i)

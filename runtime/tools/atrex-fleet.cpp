@@ -1,8 +1,8 @@
 //===- atrex-fleet.cpp - Run a gate plan as a Slurm job array -------------===//
 //
-//   atrex-fleet submit  --dir RUN [--plan PLAN.json] [--shards N] [--config FILE] [options]
-//   atrex-fleet status  --dir RUN
-//   atrex-fleet collect --dir RUN [--out FILE] [--partial] [--name NAME] [-- SEALED score options]
+//   atrex-fleet submit  --dir RUN [--plan PLAN.json] [--shards N] [--config
+//   FILE] [options] atrex-fleet status  --dir RUN atrex-fleet collect --dir RUN
+//   [--out FILE] [--partial] [--name NAME] [-- SEALED score options]
 //
 // `submit` writes two sbatch scripts into RUN: the compile job (atrex-gate
 // --compile-only into the shared cache) and a job array with one GPU per
@@ -14,11 +14,11 @@
 // to atrex-score. docs/fleet.md.
 //
 //===----------------------------------------------------------------------===//
+#include "Cli.h"
 #include "atrex-rt/Fleet.h"
 #include "atrex-rt/GateRun.h"
 #include "atrex-rt/Plan.h"
 #include "atrex-rt/Supervisor.h"
-#include "Cli.h"
 
 #include <cstdio>
 #include <ctime>
@@ -34,9 +34,11 @@ namespace fs = std::filesystem;
 
 namespace {
 const char *const kUsage =
-    "usage: atrex-fleet submit  --dir RUN [--plan PLAN.json] [--shards N] [--config FILE] [options]\n"
+    "usage: atrex-fleet submit  --dir RUN [--plan PLAN.json] [--shards N] "
+    "[--config FILE] [options]\n"
     "       atrex-fleet status  --dir RUN\n"
-    "       atrex-fleet collect --dir RUN [--out FILE] [--partial] [--name NAME] [--score-tool PATH]\n"
+    "       atrex-fleet collect --dir RUN [--out FILE] [--partial] [--name "
+    "NAME] [--score-tool PATH]\n"
     "                           [-- SEALED [atrex-score options]]\n";
 const char *const kHelp = R"(
 Runs a gate plan (atrex-gate-plan/1) on Slurm: one job array task per shard,
@@ -94,7 +96,8 @@ not partition the plan, 2 usage, configuration or Slurm errors; collect with
 )";
 
 [[noreturn]] void usageError(const std::string &msg) {
-  std::cerr << "atrex-fleet: " << msg << "\n" << kUsage << "(atrex-fleet --help for the options)\n";
+  std::cerr << "atrex-fleet: " << msg << "\n"
+            << kUsage << "(atrex-fleet --help for the options)\n";
   std::exit(2);
 }
 
@@ -152,10 +155,12 @@ std::vector<std::string> runJobs(const Run &run) {
 
 // squeue's states of `ids` (array tasks one per line); `all`: also jobs that
 // ended within Slurm's MinJobAge. An id Slurm no longer knows is no error.
-std::map<std::string, std::string> queued(const std::vector<std::string> &ids, bool all, std::string &error) {
+std::map<std::string, std::string> queued(const std::vector<std::string> &ids,
+                                          bool all, std::string &error) {
   if (ids.empty())
     return {};
-  std::vector<std::string> argv = {"squeue", "--noheader", "--array", "--format=%i|%T", "--jobs=" + joinIds(ids)};
+  std::vector<std::string> argv = {"squeue", "--noheader", "--array",
+                                   "--format=%i|%T", "--jobs=" + joinIds(ids)};
   if (all)
     argv.push_back("--states=all");
   Slurm s = slurm(argv);
@@ -184,8 +189,8 @@ struct Flags {
 // The command's options through CLI11 (tools/Cli.h): every valued option may
 // repeat (one value each, kept in the order given: the later one wins where
 // one counts, repeatable ones append).
-Flags parseFlags(int argc, char **argv, const std::set<std::string> &valued, const std::set<std::string> &boolean,
-                 bool allowRest) {
+Flags parseFlags(int argc, char **argv, const std::set<std::string> &valued,
+                 const std::set<std::string> &boolean, bool allowRest) {
   Flags f;
   CLI::App app;
   cli::configure(app);
@@ -194,8 +199,10 @@ Flags parseFlags(int argc, char **argv, const std::set<std::string> &valued, con
   for (const std::string &name : boolean)
     app.add_flag(name);
   cli::Leftover left;
-  const std::string usageHint = std::string(kUsage) + "(atrex-fleet --help for the options)\n";
-  if (auto rc = cli::parse(app, argc, argv, 2, "atrex-fleet", std::string(kUsage) + kHelp, usageHint, left))
+  const std::string usageHint =
+      std::string(kUsage) + "(atrex-fleet --help for the options)\n";
+  if (auto rc = cli::parse(app, argc, argv, 2, "atrex-fleet",
+                           std::string(kUsage) + kHelp, usageHint, left))
     std::exit(*rc);
   if (!left.unknown.empty())
     usageError("unknown option '" + left.unknown.front() + "' for " + argv[1]);
@@ -229,7 +236,8 @@ int64_t intFlag(const std::string &flag, const std::string &v) {
   throw std::runtime_error(flag + ": '" + v + "' is not an integer");
 }
 
-// Flags over the configuration (the configuration file first, whatever the order).
+// Flags over the configuration (the configuration file first, whatever the
+// order).
 Config configOf(const Flags &f) {
   Config c;
   if (const std::string *path = f.get("--config"))
@@ -297,7 +305,8 @@ int submit(const Flags &f) {
   if (first) {
     const std::string *planArg = f.get("--plan");
     if (!planArg)
-      throw std::runtime_error(L.dir + " has no run yet (" + L.record() + "): --plan PLAN.json is required");
+      throw std::runtime_error(L.dir + " has no run yet (" + L.record() +
+                               "): --plan PLAN.json is required");
     run.plan = fs::absolute(*planArg).lexically_normal().string();
     Plan plan = loadPlan(run.plan);
     run.planHash = planHash(run.plan);
@@ -306,18 +315,25 @@ int submit(const Flags &f) {
     if (const std::string *n = f.get("--shards")) {
       setCount(run.shards, intFlag("--shards", *n), 1, 1000000, "--shards");
       if (run.shards > run.units)
-        throw std::runtime_error("--shards " + *n + ": the plan has " + std::to_string(run.units) + " units");
+        throw std::runtime_error("--shards " + *n + ": the plan has " +
+                                 std::to_string(run.units) + " units");
     }
-    run.gate = !c.gate.empty() ? c.gate : (fs::path(selfDir()) / "atrex-gate").string();
-    run.cache = !c.cache.empty()                 ? c.cache
-                : !plan.settings.cacheDir.empty() ? fs::absolute(plan.settings.cacheDir).lexically_normal().string()
-                                                  : L.dir + "/cache";
+    run.gate = !c.gate.empty() ? c.gate
+                               : (fs::path(selfDir()) / "atrex-gate").string();
+    run.cache =
+        !c.cache.empty() ? c.cache
+        : !plan.settings.cacheDir.empty()
+            ? fs::absolute(plan.settings.cacheDir).lexically_normal().string()
+            : L.dir + "/cache";
   } else {
     run = loadRun(L.record());
-    auto fixed = [&](const char *flag, const std::string &now, const std::string &was) {
+    auto fixed = [&](const char *flag, const std::string &now,
+                     const std::string &was) {
       if (now != was)
-        throw std::runtime_error(std::string(flag) + " " + now + ": " + L.record() + " was submitted with " + was +
-                                 " (fixed by the first submission; a new --dir starts a new run)");
+        throw std::runtime_error(
+            std::string(flag) + " " + now + ": " + L.record() +
+            " was submitted with " + was +
+            " (fixed by the first submission; a new --dir starts a new run)");
     };
     if (const std::string *p = f.get("--plan"))
       fixed("--plan", fs::absolute(*p).lexically_normal().string(), run.plan);
@@ -335,13 +351,16 @@ int submit(const Flags &f) {
     std::string error;
     auto active = queued(runJobs(run), false, error);
     if (!error.empty())
-      throw std::runtime_error("cannot tell whether jobs of " + L.dir + " are still queued: " + error);
+      throw std::runtime_error("cannot tell whether jobs of " + L.dir +
+                               " are still queued: " + error);
     if (!active.empty()) {
       std::string list;
       for (const auto &[id, state] : active)
         list += (list.empty() ? "" : ", ") + id + " " + state;
-      std::cerr << "atrex-fleet: error: jobs of " << L.dir << " are still in the queue (" << list
-                << "); wait for them (atrex fleet status --dir " << L.dir << ") or scancel them, then submit again\n";
+      std::cerr << "atrex-fleet: error: jobs of " << L.dir
+                << " are still in the queue (" << list
+                << "); wait for them (atrex fleet status --dir " << L.dir
+                << ") or scancel them, then submit again\n";
       return 2;
     }
   }
@@ -358,13 +377,16 @@ int submit(const Flags &f) {
   }
   if (todo.empty()) {
     std::cout << "atrex-fleet: all " << run.units << " units of " << L.dir
-              << " have a result; nothing to submit (atrex fleet collect --dir " << L.dir << ")\n";
+              << " have a result; nothing to submit (atrex fleet collect --dir "
+              << L.dir << ")\n";
     return 0;
   }
   if (c.tasks.time.empty()) {
     c.tasks.time = defaultTaskTime(plan, run.shards);
-    std::cerr << "atrex-fleet: time limit per task " << c.tasks.time << " (the largest shard's units at problem_s "
-              << plan.settings.problemSeconds << " s per worker run, plus compile_s; --time sets it)\n";
+    std::cerr << "atrex-fleet: time limit per task " << c.tasks.time
+              << " (the largest shard's units at problem_s "
+              << plan.settings.problemSeconds
+              << " s per worker run, plus compile_s; --time sets it)\n";
   }
   if (c.compile.time.empty())
     c.compile.time = defaultCompileTime(plan, c.compile.cpusPerTask);
@@ -373,13 +395,21 @@ int submit(const Flags &f) {
   writeFile(L.compileScript(), compileScript(c, run, L));
   writeFile(L.shardScript(), shardScript(c, run, L));
   for (const std::string &p : {L.compileScript(), L.shardScript()})
-    fs::permissions(p, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                           fs::perms::others_read | fs::perms::others_exec);
-  std::string array = arrayIndices(todo) + (c.maxParallel > 0 ? "%" + std::to_string(c.maxParallel) : "");
-  std::vector<std::string> compileCmd = {"sbatch", "--parsable", L.compileScript()};
+    fs::permissions(p, fs::perms::owner_all | fs::perms::group_read |
+                           fs::perms::group_exec | fs::perms::others_read |
+                           fs::perms::others_exec);
+  std::string array =
+      arrayIndices(todo) +
+      (c.maxParallel > 0 ? "%" + std::to_string(c.maxParallel) : "");
+  std::vector<std::string> compileCmd = {"sbatch", "--parsable",
+                                         L.compileScript()};
   auto arrayCmd = [&](const std::string &compileJob) {
-    return std::vector<std::string>{"sbatch", "--parsable", "--dependency=afterok:" + compileJob,
-                                    "--kill-on-invalid-dep=yes", "--array=" + array, L.shardScript()};
+    return std::vector<std::string>{"sbatch",
+                                    "--parsable",
+                                    "--dependency=afterok:" + compileJob,
+                                    "--kill-on-invalid-dep=yes",
+                                    "--array=" + array,
+                                    L.shardScript()};
   };
   if (f.bools.count("--dry-run")) {
     auto show = [](const std::vector<std::string> &argv) {
@@ -388,29 +418,35 @@ int submit(const Flags &f) {
         s += (s.empty() ? "" : " ") + a;
       return s;
     };
-    std::cout << show(compileCmd) << "\n" << show(arrayCmd("<compile job>")) << "\n";
-    std::cerr << "atrex-fleet: dry run: " << todo.size() << " shards (" << left << " units without a result), "
+    std::cout << show(compileCmd) << "\n"
+              << show(arrayCmd("<compile job>")) << "\n";
+    std::cerr << "atrex-fleet: dry run: " << todo.size() << " shards (" << left
+              << " units without a result), "
               << "scripts in " << L.dir << ", nothing submitted\n";
     return 0;
   }
   if (f.bools.count("--no-submit")) {
     saveRun(run, L.record());
-    std::cout << "atrex-fleet: recorded " << L.record() << " (" << run.shards << " shards of " << run.plan
-              << ") and wrote the scripts; nothing submitted: run the shards under another scheduler "
+    std::cout << "atrex-fleet: recorded " << L.record() << " (" << run.shards
+              << " shards of " << run.plan
+              << ") and wrote the scripts; nothing submitted: run the shards "
+                 "under another scheduler "
                  "(docs/fleet.md), or atrex fleet submit --dir "
               << L.dir << " later\n";
     return 0;
   }
   Slurm cs = slurm(compileCmd);
   if (cs.rc != 0)
-    throw std::runtime_error("sbatch " + L.compileScript() + " failed: " + cs.why());
+    throw std::runtime_error("sbatch " + L.compileScript() +
+                             " failed: " + cs.why());
   Submitted sub;
   sub.submittedAt = isoNow();
   sub.compileJob = parseJobId(cs.out);
   Slurm as = slurm(arrayCmd(sub.compileJob));
   if (as.rc != 0) {
     slurm({"scancel", sub.compileJob});
-    throw std::runtime_error("sbatch " + L.shardScript() + " failed (compile job " + sub.compileJob +
+    throw std::runtime_error("sbatch " + L.shardScript() +
+                             " failed (compile job " + sub.compileJob +
                              " cancelled): " + as.why());
   }
   sub.arrayJob = parseJobId(as.out);
@@ -418,8 +454,9 @@ int submit(const Flags &f) {
   sub.shards = todo;
   run.submissions.push_back(sub);
   saveRun(run, L.record());
-  std::cout << "atrex-fleet: submitted compile job " << sub.compileJob << " and array job " << sub.arrayJob
-            << " (shards " << array << " of " << run.shards << ", " << left << " of " << run.units
+  std::cout << "atrex-fleet: submitted compile job " << sub.compileJob
+            << " and array job " << sub.arrayJob << " (shards " << array
+            << " of " << run.shards << ", " << left << " of " << run.units
             << " units without a result)\n"
             << "  status:  atrex fleet status --dir " << L.dir << "\n"
             << "  results: atrex fleet collect --dir " << L.dir << "\n";
@@ -436,9 +473,11 @@ int status(const Flags &f) {
   for (const Submitted &s : run.submissions)
     for (int i : s.shards)
       jobOf[i] = s.arrayJob + "_" + std::to_string(i);
-  std::string compileJob = run.submissions.empty() ? "" : run.submissions.back().compileJob;
+  std::string compileJob =
+      run.submissions.empty() ? "" : run.submissions.back().compileJob;
   std::string squeueError, sacctError;
-  std::map<std::string, std::string> states = queued(runJobs(run), true, squeueError);
+  std::map<std::string, std::string> states =
+      queued(runJobs(run), true, squeueError);
   std::vector<std::string> unknown;
   for (const auto &[i, id] : jobOf)
     if (!states.count(id))
@@ -446,7 +485,8 @@ int status(const Flags &f) {
   if (!compileJob.empty() && !states.count(compileJob))
     unknown.push_back(compileJob);
   if (!unknown.empty()) {
-    Slurm s = slurm({"sacct", "--noheader", "--parsable2", "--format=JobID,State", "--jobs=" + joinIds(unknown)});
+    Slurm s = slurm({"sacct", "--noheader", "--parsable2",
+                     "--format=JobID,State", "--jobs=" + joinIds(unknown)});
     if (s.rc == 0)
       for (const auto &[id, state] : parseJobStates(s.out))
         states.emplace(id, state);
@@ -457,14 +497,16 @@ int status(const Flags &f) {
     auto it = states.find(id);
     return it != states.end() ? it->second : std::string("state unknown");
   };
-  std::cout << "atrex-fleet: " << L.dir << ": " << run.shards << " shards of " << run.plan << " (" << run.units
-            << " units)\n";
+  std::cout << "atrex-fleet: " << L.dir << ": " << run.shards << " shards of "
+            << run.plan << " (" << run.units << " units)\n";
   if (!compileJob.empty())
-    std::cout << "  compile job " << compileJob << ": " << stateOf(compileJob) << "\n";
+    std::cout << "  compile job " << compileJob << ": " << stateOf(compileJob)
+              << "\n";
   size_t done = 0;
   for (const ShardProgress &p : prog) {
     done += p.done;
-    std::cout << "  shard " << p.shard << ": " << p.done << "/" << p.units << " units";
+    std::cout << "  shard " << p.shard << ": " << p.done << "/" << p.units
+              << " units";
     if (jobOf.count(p.shard))
       std::cout << ", job " << jobOf[p.shard] << " " << stateOf(jobOf[p.shard]);
     else
@@ -489,7 +531,8 @@ int status(const Flags &f) {
 std::string findScoreTool(const Flags &f) {
   if (const std::string *p = f.get("--score-tool"))
     return *p;
-  for (const fs::path &p : {fs::path(selfDir()) / "atrex-score", fs::path(selfDir()) / "../../bin/atrex-score"})
+  for (const fs::path &p : {fs::path(selfDir()) / "atrex-score",
+                            fs::path(selfDir()) / "../../bin/atrex-score"})
     if (access(p.c_str(), X_OK) == 0)
       return p.lexically_normal().string();
   return "atrex-score"; // from PATH
@@ -504,7 +547,8 @@ int collect(const Flags &f) {
   try {
     m = mergeShards(plan, run.shards, [&](int i) { return L.shardResults(i); });
   } catch (const std::exception &e) {
-    std::cerr << "atrex-fleet: error: " << e.what() << "\nnothing merged: the shards' results do not partition "
+    std::cerr << "atrex-fleet: error: " << e.what()
+              << "\nnothing merged: the shards' results do not partition "
               << run.plan << " into " << run.shards << " shards\n";
     return 1;
   }
@@ -523,12 +567,14 @@ int collect(const Flags &f) {
   } else {
     fs::remove(L.torn(), ec);
   }
-  std::cerr << "atrex-fleet: merged " << m.lines.size() << " of " << run.units << " units from " << run.shards
-            << " shards into " << out;
+  std::cerr << "atrex-fleet: merged " << m.lines.size() << " of " << run.units
+            << " units from " << run.shards << " shards into " << out;
   if (m.superseded)
-    std::cerr << " (" << m.superseded << " earlier lines of the same units left out)";
+    std::cerr << " (" << m.superseded
+              << " earlier lines of the same units left out)";
   if (!m.torn.empty())
-    std::cerr << "; " << m.torn.size() << " torn lines kept apart in " << L.torn();
+    std::cerr << "; " << m.torn.size() << " torn lines kept apart in "
+              << L.torn();
   std::cerr << "\n";
   size_t without = m.missing.size() + m.errorOnly.size();
   if (without) {
@@ -538,11 +584,14 @@ int collect(const Flags &f) {
     for (const auto *v : {&m.missing, &m.errorOnly})
       for (int64_t i : *v)
         if (shown++ < 8)
-          list += std::string(list.empty() ? "" : ", ") + "unit " + std::to_string(i) + " (" +
-                  units[i].submission->name + " x " + units[i].problem->id + (v == &m.errorOnly ? ", error" : "") +
+          list += std::string(list.empty() ? "" : ", ") + "unit " +
+                  std::to_string(i) + " (" + units[i].submission->name + " x " +
+                  units[i].problem->id + (v == &m.errorOnly ? ", error" : "") +
                   ")";
-    std::cerr << "atrex-fleet: " << without << " units without a result (" << m.missing.size() << " never run, "
-              << m.errorOnly.size() << " with status error): " << list << (without > 8 ? ", ..." : "") << "\n";
+    std::cerr << "atrex-fleet: " << without << " units without a result ("
+              << m.missing.size() << " never run, " << m.errorOnly.size()
+              << " with status error): " << list << (without > 8 ? ", ..." : "")
+              << "\n";
     if (!f.bools.count("--partial")) {
       std::cerr << "atrex-fleet: not scored: atrex fleet submit --dir " << L.dir
                 << " runs them (--partial merges and scores what there is)\n";
@@ -551,7 +600,8 @@ int collect(const Flags &f) {
   }
   if (f.rest.empty())
     return 0;
-  std::string name = f.get("--name") ? *f.get("--name") : fs::path(L.dir).filename().string();
+  std::string name =
+      f.get("--name") ? *f.get("--name") : fs::path(L.dir).filename().string();
   std::vector<std::string> args = {findScoreTool(f)};
   args.insert(args.end(), f.rest.begin(), f.rest.end());
   args.push_back("--set");
@@ -566,7 +616,8 @@ int collect(const Flags &f) {
   cargv.push_back(nullptr);
   std::cout.flush();
   execvp(cargv[0], cargv.data());
-  std::cerr << "atrex-fleet: error: cannot run '" << args[0] << "' (--score-tool names atrex-score)\n";
+  std::cerr << "atrex-fleet: error: cannot run '" << args[0]
+            << "' (--score-tool names atrex-score)\n";
   return 2;
 }
 } // namespace
@@ -584,16 +635,36 @@ int main(int argc, char **argv) {
   try {
     if (cmd == "submit")
       return submit(parseFlags(argc, argv,
-                               {"--dir", "--plan", "--shards", "--config", "--partition", "--account", "--time",
-                                "--cpus-per-task", "--mem", "--sbatch", "--gpu-type", "--max-parallel", "--setup",
-                                "--job-name", "--compile-partition", "--compile-account", "--compile-time",
-                                "--compile-cpus", "--compile-mem", "--compile-sbatch", "--gate", "--gate-arg",
+                               {"--dir",
+                                "--plan",
+                                "--shards",
+                                "--config",
+                                "--partition",
+                                "--account",
+                                "--time",
+                                "--cpus-per-task",
+                                "--mem",
+                                "--sbatch",
+                                "--gpu-type",
+                                "--max-parallel",
+                                "--setup",
+                                "--job-name",
+                                "--compile-partition",
+                                "--compile-account",
+                                "--compile-time",
+                                "--compile-cpus",
+                                "--compile-mem",
+                                "--compile-sbatch",
+                                "--gate",
+                                "--gate-arg",
                                 "--cache"},
                                {"--dry-run", "--no-submit"}, false));
     if (cmd == "status")
       return status(parseFlags(argc, argv, {"--dir"}, {}, false));
     if (cmd == "collect")
-      return collect(parseFlags(argc, argv, {"--dir", "--out", "--name", "--score-tool"}, {"--partial"}, true));
+      return collect(parseFlags(argc, argv,
+                                {"--dir", "--out", "--name", "--score-tool"},
+                                {"--partial"}, true));
   } catch (const std::exception &e) {
     std::cerr << "atrex-fleet: error: " << e.what() << "\n";
     return 2;

@@ -14,6 +14,7 @@
 //   atrex-gate-worker --job JOB.json < "seed1 ... seedN [key]"
 //
 //===----------------------------------------------------------------------===//
+#include "Cli.h"
 #include "atrex-rt/Attribution.h"
 #include "atrex-rt/Config.h"
 #include "atrex-rt/GateRun.h"
@@ -21,7 +22,6 @@
 #include "atrex-rt/Measurement.h"
 #include "atrex-rt/Ops.h"
 #include "atrex-rt/Protocol.h"
-#include "Cli.h"
 
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAGraph.h>
@@ -31,21 +31,21 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <cstdio>
-#include <climits>
-#include <cstdlib>
 #include <cerrno>
-#include <cstring>
+#include <chrono>
+#include <climits>
+#include <cmath>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <fcntl.h>
 #include <iostream>
+#include <link.h>
 #include <random>
 #include <set>
-#include <fcntl.h>
-#include <link.h>
 #include <unistd.h>
 
 using namespace atrex::rt;
@@ -62,7 +62,9 @@ Json gReport = Json::object();
 auto gStart = std::chrono::steady_clock::now();
 Json gStageSeconds = Json::object();
 void stageEnds(const std::string &stage) {
-  gStageSeconds.set(stage, std::chrono::duration<double>(std::chrono::steady_clock::now() - gStart).count());
+  gStageSeconds.set(stage, std::chrono::duration<double>(
+                               std::chrono::steady_clock::now() - gStart)
+                               .count());
   gReport.set("stage_seconds", gStageSeconds);
 }
 FILE *gReportOut = nullptr;
@@ -80,8 +82,8 @@ std::string gPhaseText = "g";
 void markPhase(char phase) {
   gPhase = phase;
   gPhaseText.back() = phase;
-  if (gPhaseFd >= 0 &&
-      pwrite(gPhaseFd, gPhaseText.data(), gPhaseText.size(), 0) != static_cast<ssize_t>(gPhaseText.size())) {
+  if (gPhaseFd >= 0 && pwrite(gPhaseFd, gPhaseText.data(), gPhaseText.size(),
+                              0) != static_cast<ssize_t>(gPhaseText.size())) {
   }
 }
 
@@ -93,9 +95,12 @@ Json gpuMemory() {
   Json m = Json::object();
   try {
     auto st = c10::cuda::CUDACachingAllocator::getDeviceStats(0);
-    constexpr size_t kAll = static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE);
-    m.set("peak_allocated_mib", static_cast<double>(st.allocated_bytes[kAll].peak) / (1 << 20));
-    m.set("peak_reserved_mib", static_cast<double>(st.reserved_bytes[kAll].peak) / (1 << 20));
+    constexpr size_t kAll =
+        static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE);
+    m.set("peak_allocated_mib",
+          static_cast<double>(st.allocated_bytes[kAll].peak) / (1 << 20));
+    m.set("peak_reserved_mib",
+          static_cast<double>(st.reserved_bytes[kAll].peak) / (1 << 20));
     m.set("num_ooms", static_cast<int64_t>(st.num_ooms));
   } catch (const std::exception &e) {
     m.set("error", std::string(e.what()).substr(0, 200));
@@ -110,14 +115,17 @@ Json gpuMemory() {
 std::string gReportKey;
 
 void emit() {
-  std::string line = (gReportKey.empty() ? "" : gReportKey + " ") + gReport.dump() + "\n";
+  std::string line =
+      (gReportKey.empty() ? "" : gReportKey + " ") + gReport.dump() + "\n";
   std::fwrite(line.data(), 1, line.size(), gReportOut);
   std::fflush(gReportOut);
 }
 
 // The current unit's final line (the one with "status").
-void endUnit(const std::string &status, const std::string &stage, const std::string &reason) {
-  stageEnds(stage == protocol::kStageDone ? protocol::kStagePerformance : stage);
+void endUnit(const std::string &status, const std::string &stage,
+             const std::string &reason) {
+  stageEnds(stage == protocol::kStageDone ? protocol::kStagePerformance
+                                          : stage);
   gReport.set("status", status);
   gReport.set("stage", stage);
   if (!reason.empty())
@@ -152,24 +160,30 @@ void checkCandidateCuda(const std::string &stage, const std::string &what) {
   cudaError_t e = cudaDeviceSynchronize();
   if (pending != cudaSuccess)
     finish(protocol::kFail, stage,
-           "CUDA error left pending by the submission's call " + what + ": " + cudaErrorText(pending));
+           "CUDA error left pending by the submission's call " + what + ": " +
+               cudaErrorText(pending));
   if (e != cudaSuccess)
-    finish(protocol::kFail, stage, "CUDA error in the submission's work " + what + ": " + cudaErrorText(e));
+    finish(protocol::kFail, stage,
+           "CUDA error in the submission's work " + what + ": " +
+               cudaErrorText(e));
 }
 
 // The error a candidate call left pending, without waiting for its work.
 void checkPending(const std::string &stage, const std::string &what) {
   if (cudaError_t pending = cudaGetLastError(); pending != cudaSuccess)
     finish(protocol::kFail, stage,
-           "CUDA error left pending by the submission's call " + what + ": " + cudaErrorText(pending));
+           "CUDA error left pending by the submission's call " + what + ": " +
+               cudaErrorText(pending));
 }
 
 // One of the gate's own CUDA steps (events, flush, reset): an error here is the
 // gate's, named by its step. (A candidate's errors were collected right after
 // its call, so none is pending here.)
-void gateCuda(cudaError_t e, const std::string &stage, const std::string &step) {
+void gateCuda(cudaError_t e, const std::string &stage,
+              const std::string &step) {
   if (e != cudaSuccess)
-    finish(protocol::kError, stage, "the gate's own step '" + step + "' failed: " + cudaErrorText(e));
+    finish(protocol::kError, stage,
+           "the gate's own step '" + step + "' failed: " + cudaErrorText(e));
 }
 
 uint64_t mix(uint64_t a, uint64_t b) {
@@ -200,15 +214,20 @@ struct Nvml {
       return;
     }
     auto init = reinterpret_cast<InitFn>(dlsym(lib, "nvmlInit_v2"));
-    auto byPci = reinterpret_cast<HandleByPciFn>(dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
+    auto byPci = reinterpret_cast<HandleByPciFn>(
+        dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
     clock = reinterpret_cast<ClockFn>(dlsym(lib, "nvmlDeviceGetClockInfo"));
-    maxClock = reinterpret_cast<ClockFn>(dlsym(lib, "nvmlDeviceGetMaxClockInfo"));
-    reasons = reinterpret_cast<ReasonsFn>(dlsym(lib, "nvmlDeviceGetCurrentClocksEventReasons"));
+    maxClock =
+        reinterpret_cast<ClockFn>(dlsym(lib, "nvmlDeviceGetMaxClockInfo"));
+    reasons = reinterpret_cast<ReasonsFn>(
+        dlsym(lib, "nvmlDeviceGetCurrentClocksEventReasons"));
     if (!reasons)
-      reasons = reinterpret_cast<ReasonsFn>(dlsym(lib, "nvmlDeviceGetCurrentClocksThrottleReasons"));
+      reasons = reinterpret_cast<ReasonsFn>(
+          dlsym(lib, "nvmlDeviceGetCurrentClocksThrottleReasons"));
     temp = reinterpret_cast<TempFn>(dlsym(lib, "nvmlDeviceGetTemperature"));
     char bus[64];
-    if (!init || !byPci || init() != 0 || cudaDeviceGetPCIBusId(bus, sizeof(bus), cudaDevice) != cudaSuccess ||
+    if (!init || !byPci || init() != 0 ||
+        cudaDeviceGetPCIBusId(bus, sizeof(bus), cudaDevice) != cudaSuccess ||
         byPci(bus, &dev) != 0) {
       error = "NVML initialisation failed";
       dev = nullptr;
@@ -232,9 +251,11 @@ struct Nvml {
     unsigned long long r = 0;
     if (reasons && reasons(dev, &r) == 0) {
       static const std::pair<unsigned long long, const char *> names[] = {
-          {0x1, "gpu_idle"}, {0x2, "applications_clocks"}, {0x4, "sw_power_cap"},
-          {0x8, "hw_slowdown"}, {0x10, "sync_boost"}, {0x20, "sw_thermal"},
-          {0x40, "hw_thermal"}, {0x80, "hw_power_brake"}, {0x100, "display_clocks"}};
+          {0x1, "gpu_idle"},        {0x2, "applications_clocks"},
+          {0x4, "sw_power_cap"},    {0x8, "hw_slowdown"},
+          {0x10, "sync_boost"},     {0x20, "sw_thermal"},
+          {0x40, "hw_thermal"},     {0x80, "hw_power_brake"},
+          {0x100, "display_clocks"}};
       Json arr = Json::array();
       for (const auto &[bit, name] : names)
         if (r & bit)
@@ -276,7 +297,9 @@ struct Worker {
       switch (arg.kind) {
       case ArgKind::Tensor:
       case ArgKind::OutTensor:
-      case ArgKind::InOutTensor: a.ptrs.push_back(&a.tensors.at(arg.name)); break;
+      case ArgKind::InOutTensor:
+        a.ptrs.push_back(&a.tensors.at(arg.name));
+        break;
       case ArgKind::Double:
         a.doubles.push_back(scalars.at(arg.name).item<double>());
         a.ptrs.push_back(&a.doubles.back());
@@ -296,7 +319,9 @@ struct Worker {
   // Returns "" or the entry's C++ exception text.
   std::string call(Args &a, attr::Region region) {
     char err[1024] = {0};
-    gateCuda(cudaGetLastError(), gReport.getString("stage", protocol::kStageSetup), "no CUDA error pending before the call");
+    gateCuda(cudaGetLastError(),
+             gReport.getString("stage", protocol::kStageSetup),
+             "no CUDA error pending before the call");
     markPhase('c');
     attr::beginCall();
     attr::setRegion(region);
@@ -308,7 +333,8 @@ struct Worker {
   }
 
   static bool isScalar(const ArgSpec &arg) {
-    return arg.kind == ArgKind::Double || arg.kind == ArgKind::Int || arg.kind == ArgKind::Bool;
+    return arg.kind == ArgKind::Double || arg.kind == ArgKind::Int ||
+           arg.kind == ArgKind::Bool;
   }
 
   // Fresh generated inputs + newly allocated poisoned outputs.
@@ -348,8 +374,10 @@ struct Worker {
 
   // Compares the candidate's outputs with the reference computed from `before`.
   Json check(const Args &a, const TensorMap &before, bool &ok) {
-    // The candidate's work ends when the device is idle; the rest is the gate's.
-    checkCandidateCuda(gReport.getString("stage", protocol::kStageCorrectness), "(before its outputs were checked)");
+    // The candidate's work ends when the device is idle; the rest is the
+    // gate's.
+    checkCandidateCuda(gReport.getString("stage", protocol::kStageCorrectness),
+                       "(before its outputs were checked)");
     markPhase('g');
     Json j = Json::object();
     // Inputs that are not in/out must be bitwise unchanged.
@@ -357,8 +385,10 @@ struct Worker {
     for (const ArgSpec &arg : spec->args) {
       if (arg.kind != ArgKind::Tensor)
         continue;
-      const at::Tensor &now = a.tensors.at(arg.name), &was = before.at(arg.name);
-      if (!at::equal(now.contiguous().view(at::kByte), was.contiguous().view(at::kByte)))
+      const at::Tensor &now = a.tensors.at(arg.name),
+                       &was = before.at(arg.name);
+      if (!at::equal(now.contiguous().view(at::kByte),
+                     was.contiguous().view(at::kByte)))
         changed.push(arg.name);
     }
     if (changed.size()) {
@@ -371,7 +401,8 @@ struct Worker {
       if (arg.kind != ArgKind::OutTensor && arg.kind != ArgKind::InOutTensor)
         continue;
       std::string name = OpSpec::outputName(arg);
-      CompareResult cr = compareTensors(a.tensors.at(arg.name), ref.at(name), arg.tol);
+      CompareResult cr =
+          compareTensors(a.tensors.at(arg.name), ref.at(name), arg.tol);
       if (!cr.ok)
         ok = false;
       outs.set(name, cr.toJson());
@@ -410,13 +441,14 @@ struct SymbolBinding {
   std::string file; // the object that defines it ("" when unresolved)
 };
 const char *const kRuntimeTimerSymbols[] = {
-    "cudaEventElapsedTime", "cudaEventRecord", "cudaEventSynchronize", "cudaEventQuery",
-    "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaLaunchKernel", "cudaLaunchKernelExC",
-    "cudaGraphLaunch"};
+    "cudaEventElapsedTime", "cudaEventRecord",       "cudaEventSynchronize",
+    "cudaEventQuery",       "cudaStreamSynchronize", "cudaDeviceSynchronize",
+    "cudaLaunchKernel",     "cudaLaunchKernelExC",   "cudaGraphLaunch"};
 const char *const kDriverTimerSymbols[] = {
-    "cuEventElapsedTime", "cuEventElapsedTime_v2", "cuEventRecord", "cuEventRecordWithFlags",
-    "cuEventSynchronize", "cuEventQuery", "cuStreamSynchronize", "cuCtxSynchronize",
-    "cuLaunchKernel", "cuLaunchKernelEx", "cuGraphLaunch"};
+    "cuEventElapsedTime",     "cuEventElapsedTime_v2", "cuEventRecord",
+    "cuEventRecordWithFlags", "cuEventSynchronize",    "cuEventQuery",
+    "cuStreamSynchronize",    "cuCtxSynchronize",      "cuLaunchKernel",
+    "cuLaunchKernelEx",       "cuGraphLaunch"};
 
 std::string definingFile(void *addr) {
   Dl_info dl{};
@@ -451,18 +483,22 @@ std::string baseName(const std::string &path) {
 
 bool sameFile(const std::string &a, const std::string &b) {
   char ra[PATH_MAX], rb[PATH_MAX];
-  if (a.empty() || b.empty() || !realpath(a.c_str(), ra) || !realpath(b.c_str(), rb))
+  if (a.empty() || b.empty() || !realpath(a.c_str(), ra) ||
+      !realpath(b.c_str(), rb))
     return false;
   return std::strcmp(ra, rb) == 0;
 }
 
 // Returns "" or why the submission is suspicious; fills `integrity`.
-std::string checkInterposers(const std::vector<SymbolBinding> &before, void *handle, const std::string &so,
+std::string checkInterposers(const std::vector<SymbolBinding> &before,
+                             void *handle, const std::string &so,
                              Json &integrity) {
-  std::vector<SymbolBinding> after = timerBindings(nullptr), inLib = timerBindings(handle);
+  std::vector<SymbolBinding> after = timerBindings(nullptr),
+                             inLib = timerBindings(handle);
   // nvcc links the CUDA runtime statically by default: then the library
   // defines every runtime symbol, cudaGetDeviceCount as well as the timers.
-  bool staticCudart = sameFile(definingFile(dlsym(handle, "cudaGetDeviceCount")), so);
+  bool staticCudart =
+      sameFile(definingFile(dlsym(handle, "cudaGetDeviceCount")), so);
   std::string why;
   Json resolved = Json::object(), defined = Json::array();
   std::set<std::string> injected;
@@ -477,18 +513,23 @@ std::string checkInterposers(const std::vector<SymbolBinding> &before, void *han
       defined.push(a.name);
       if (why.empty() && (a.driver || !staticCudart))
         why = "the submission library defines " + a.name +
-              (a.driver ? " (a driver-API timer or launch function: an interposer)"
-                        : " without the CUDA runtime linked in (an interposer)");
+              (a.driver
+                   ? " (a driver-API timer or launch function: an interposer)"
+                   : " without the CUDA runtime linked in (an interposer)");
     }
     if (!a.addr)
-      continue; // not in the global scope (driver symbols) or not in this CUDA version
+      continue; // not in the global scope (driver symbols) or not in this CUDA
+                // version
     std::string base = baseName(a.file);
     resolved.set(a.name, base);
-    bool cudaLib = base.rfind("libcuda.so", 0) == 0 || base.rfind("libcudart.so", 0) == 0;
+    bool cudaLib =
+        base.rfind("libcuda.so", 0) == 0 || base.rfind("libcudart.so", 0) == 0;
     if (why.empty() && a.addr != b.addr) {
-      why = "loading the submission changed what " + a.name + " resolves to for the gate (" +
+      why = "loading the submission changed what " + a.name +
+            " resolves to for the gate (" +
             (b.file.empty() ? "unresolved" : b.file) + " -> " + a.file + ")";
-    } else if (!cudaLib && boundBeforeSubmission(b.file, b.addr, a.file, a.addr)) {
+    } else if (!cudaLib &&
+               boundBeforeSubmission(b.file, b.addr, a.file, a.addr)) {
       // Bound before the submission's library was loaded and left as it was:
       // the worker's environment did it (a profiler the operator attached:
       // Nsight Compute's injection binds cuEventElapsedTime; every unit under
@@ -496,7 +537,8 @@ std::string checkInterposers(const std::vector<SymbolBinding> &before, void *han
       // whose code had not run yet. Recorded, not held against it.
       injected.insert(a.file);
     } else if (why.empty() && !cudaLib) {
-      why = a.name + " resolves to " + a.file + " for the gate, not to CUDA's own library";
+      why = a.name + " resolves to " + a.file +
+            " for the gate, not to CUDA's own library";
     }
   }
   Json t = Json::object();
@@ -562,12 +604,15 @@ int main(int argc, char **argv) {
     std::string what = std::string(e.what()).substr(0, 800);
     std::string stage = gReport.getString("stage", protocol::kStageSetup);
     if (gPhase == 'c')
-      finish(protocol::kFail, stage, "the submission threw outside its entry: " + what);
+      finish(protocol::kFail, stage,
+             "the submission threw outside its entry: " + what);
     std::string hint;
     if (dynamic_cast<const c10::OutOfMemoryError *>(&e))
-      hint = gGpuLimitMb > 0 ? " (the gate's own tensors exceed settings.gpu_mb; raise it)"
-                             : " (the gate's own tensors do not fit on this GPU)";
-    finish(protocol::kError, stage, "the gate's own work failed: " + what + hint);
+      hint = gGpuLimitMb > 0
+                 ? " (the gate's own tensors exceed settings.gpu_mb; raise it)"
+                 : " (the gate's own tensors do not fit on this GPU)";
+    finish(protocol::kError, stage,
+           "the gate's own work failed: " + what + hint);
   }
 }
 
@@ -581,7 +626,8 @@ int probe() {
   if (envFlag("ATREX_GATE_NO_ATTRIBUTION")) {
     Json cupti = Json::object();
     std::string err;
-    bool ok = ktimes::start(ATREX_RT_CUPTI_LIB, err) && ktimes::resume(err) && ktimes::pause(err);
+    bool ok = ktimes::start(ATREX_RT_CUPTI_LIB, err) && ktimes::resume(err) &&
+              ktimes::pause(err);
     cupti.set("ok", ok);
     if (!ok)
       cupti.set("error", err);
@@ -621,7 +667,8 @@ int probe() {
   } else {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
-    p.set("cuda_error", std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")");
+    p.set("cuda_error", std::string(cudaGetErrorName(e)) + " (" +
+                            cudaGetErrorString(e) + ")");
   }
   std::string line = p.dump() + "\n";
   std::fwrite(line.data(), 1, line.size(), gReportOut);
@@ -642,12 +689,14 @@ struct Process {
   // The L2 flush buffer (zeroed once; its size depends on the L2 alone), kept
   // for every unit: allocating and zeroing 256 MiB per unit cost time.
   at::Tensor flush, flushSink;
-  // What the persisting-L2 limit reads after the gate sets it to 0 (-1: not read yet).
+  // What the persisting-L2 limit reads after the gate sets it to 0 (-1: not
+  // read yet).
   int64_t persistingFloor = -1;
   int64_t persistingBeforeReset = 0; // what it held before that first reset
 };
 
-// One unit of the job: {unit, shape, graphs?, device_wide?, kernel_time_calls?}.
+// One unit of the job: {unit, shape, graphs?, device_wide?,
+// kernel_time_calls?}.
 struct UnitJob {
   int64_t unit = -1;
   ShapeMap shape;
@@ -670,14 +719,16 @@ int workerMain(int argc, char **argv) {
   bool probeOnly = false;
   // CLI11 as every runtime tool reads it (tools/Cli.h). The gate starts the
   // worker; its options are docs/gate.md's ("Worker runs").
-  const char *const usage = "usage: atrex-gate-worker --job JOB.json < \"SEED... [KEY]\"\n"
-                            "       atrex-gate-worker --probe\n";
+  const char *const usage =
+      "usage: atrex-gate-worker --job JOB.json < \"SEED... [KEY]\"\n"
+      "       atrex-gate-worker --probe\n";
   CLI::App app;
   cli::configure(app);
   app.add_option("--job", jobPath);
   app.add_flag("--probe", probeOnly);
   cli::Leftover left;
-  if (auto rc = cli::parse(app, argc, argv, 1, "atrex-gate-worker", usage, usage, left, std::cerr))
+  if (auto rc = cli::parse(app, argc, argv, 1, "atrex-gate-worker", usage,
+                           usage, left, std::cerr))
     return *rc == 0 ? 2 : *rc; // --help: the usage, exit 2 as before
   if (!left.unknown.empty() || left.sawDashDash) {
     std::cerr << usage;
@@ -687,7 +738,8 @@ int workerMain(int argc, char **argv) {
     return probe();
   if (jobPath.empty())
     finish(protocol::kError, protocol::kStageSetup, "no --job given");
-  gPhaseFd = open((jobPath + ".phase").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  gPhaseFd = open((jobPath + ".phase").c_str(),
+                  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   markPhase('g');
   // stdin: one seed per unit of the job, in job order, then the report key
   // (32 hex digits; absent when run by hand: echo SEED | atrex-gate-worker
@@ -712,7 +764,8 @@ int workerMain(int argc, char **argv) {
   std::vector<UnitJob> units;
   Worker w;
   auto bad = [&](const std::string &what) {
-    finish(protocol::kError, protocol::kStageSetup, "job '" + jobPath + "': " + what);
+    finish(protocol::kError, protocol::kStageSetup,
+           "job '" + jobPath + "': " + what);
   };
   try {
     job = parseJsonFile(jobPath);
@@ -720,8 +773,8 @@ int workerMain(int argc, char **argv) {
     finish(protocol::kError, protocol::kStageSetup, e.what());
   }
   if (const Json *u = job.isObject() ? job.get("units") : nullptr;
-      u && u->isArray() && u->size() > 0 && u->asArray()[0].isObject() && u->asArray()[0].get("unit") &&
-      u->asArray()[0].get("unit")->isNumber())
+      u && u->isArray() && u->size() > 0 && u->asArray()[0].isObject() &&
+      u->asArray()[0].get("unit") && u->asArray()[0].get("unit")->isNumber())
     gReport.set("unit", u->asArray()[0].getInt("unit", -1));
   if (!job.isObject() || job.getString("schema", "") != protocol::kJobSchema)
     bad(std::string("not an ") + protocol::kJobSchema + " document");
@@ -737,7 +790,8 @@ int workerMain(int argc, char **argv) {
     for (size_t i = 0; i < ul->size(); ++i) {
       const Json &e = ul->asArray()[i];
       std::string where = "units[" + std::to_string(i) + "]: ";
-      if (!e.isObject() || !e.get("unit") || !e.get("unit")->isNumber() || !e.get("shape"))
+      if (!e.isObject() || !e.get("unit") || !e.get("unit")->isNumber() ||
+          !e.get("shape"))
         bad(where + "needs 'unit' (a number) and 'shape'");
       UnitJob uj;
       uj.unit = e.getInt("unit", -1);
@@ -759,15 +813,17 @@ int workerMain(int argc, char **argv) {
   }
   if (stdinWords.size() != units.size())
     finish(protocol::kError, protocol::kStageSetup,
-           "stdin holds " + std::to_string(stdinWords.size()) + " seed(s) for the job's " +
-               std::to_string(units.size()) + " unit(s) (one seed per unit, then the report key)");
+           "stdin holds " + std::to_string(stdinWords.size()) +
+               " seed(s) for the job's " + std::to_string(units.size()) +
+               " unit(s) (one seed per unit, then the report key)");
   for (size_t i = 0; i < units.size(); ++i) {
     char *end = nullptr;
     errno = 0;
     units[i].seed = std::strtoull(stdinWords[i].c_str(), &end, 10);
     if (stdinWords[i].empty() || *end || errno)
       finish(protocol::kError, protocol::kStageSetup,
-             "stdin: seed " + std::to_string(i) + " '" + stdinWords[i].substr(0, 40) + "' is not a number");
+             "stdin: seed " + std::to_string(i) + " '" +
+                 stdinWords[i].substr(0, 40) + "' is not a number");
   }
   // The attributed run (the verdict), the clean timing run (the time; may
   // replay graphs when the attributed run saw no side streams; CUPTI kernel
@@ -775,7 +831,8 @@ int workerMain(int argc, char **argv) {
   // trials only).
   Process p;
   p.run = job.getString("run", protocol::kRunAttributed);
-  if (p.run != protocol::kRunAttributed && p.run != protocol::kRunClean && p.run != protocol::kRunMemcheck)
+  if (p.run != protocol::kRunAttributed && p.run != protocol::kRunClean &&
+      p.run != protocol::kRunMemcheck)
     bad("unknown run '" + p.run + "'");
   p.cleanRun = p.run == protocol::kRunClean;
   p.correctnessOnly = p.run == protocol::kRunMemcheck;
@@ -801,7 +858,8 @@ int workerMain(int argc, char **argv) {
 
   // Environment.
   if (!at::hasCUDA())
-    finish(protocol::kError, protocol::kStageSetup, "no CUDA device visible to the worker");
+    finish(protocol::kError, protocol::kStageSetup,
+           "no CUDA device visible to the worker");
   at::globalContext().setAllowTF32CuBLAS(false);
   at::globalContext().setAllowTF32CuDNN(false);
   cudaGetDeviceProperties(&p.prop, 0);
@@ -820,8 +878,10 @@ int workerMain(int argc, char **argv) {
   gReport.set("env", p.env);
   gReport.set("attribution", p.attribution);
   std::string wantGpu = w.settings.getString("gpu", "");
-  if (!wantGpu.empty() && std::string(p.prop.name).find(wantGpu) == std::string::npos)
-    finish(protocol::kError, protocol::kStageSetup, "plan expects GPU '" + wantGpu + "', found '" + p.prop.name + "'");
+  if (!wantGpu.empty() &&
+      std::string(p.prop.name).find(wantGpu) == std::string::npos)
+    finish(protocol::kError, protocol::kStageSetup,
+           "plan expects GPU '" + wantGpu + "', found '" + p.prop.name + "'");
   // The caching allocator initialises lazily, and neither its memory fraction
   // nor its statistics exist before that (found on the H200: "Allocator not
   // initialized for device"): one small allocation first.
@@ -832,8 +892,10 @@ int workerMain(int argc, char **argv) {
   // torch's out-of-memory error. cudaMalloc called directly is not capped.
   gGpuLimitMb = w.settings.getInt("gpu_mb", 0);
   if (gGpuLimitMb > 0) {
-    double fraction = static_cast<double>(gGpuLimitMb) * (1 << 20) / static_cast<double>(p.prop.totalGlobalMem);
-    c10::cuda::CUDACachingAllocator::setMemoryFraction(std::min(1.0, fraction), 0);
+    double fraction = static_cast<double>(gGpuLimitMb) * (1 << 20) /
+                      static_cast<double>(p.prop.totalGlobalMem);
+    c10::cuda::CUDACachingAllocator::setMemoryFraction(std::min(1.0, fraction),
+                                                       0);
   }
   stageEnds("cuda_ready");
 
@@ -844,18 +906,22 @@ int workerMain(int argc, char **argv) {
   void *handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
   markPhase('g');
   if (!handle)
-    finish(protocol::kFail, protocol::kStageSetup, std::string("cannot load the submission: ") + dlerror());
+    finish(protocol::kFail, protocol::kStageSetup,
+           std::string("cannot load the submission: ") + dlerror());
   checkCandidateCuda(protocol::kStageSetup, "(its library's initialisers)");
   {
     p.integrity = Json::object();
-    std::string suspicious = checkInterposers(bindingsBefore, handle, so, p.integrity);
+    std::string suspicious =
+        checkInterposers(bindingsBefore, handle, so, p.integrity);
     gReport.set("integrity", p.integrity);
     if (!suspicious.empty())
-      finish(protocol::kFail, protocol::kStageSetup, "integrity: " + suspicious);
+      finish(protocol::kFail, protocol::kStageSetup,
+             "integrity: " + suspicious);
   }
   w.entry = reinterpret_cast<EntryFn>(dlsym(handle, "atrex_entry_v1"));
   if (!w.entry)
-    finish(protocol::kFail, protocol::kStageSetup, "the submission library has no atrex_entry_v1 (binding missing)");
+    finish(protocol::kFail, protocol::kStageSetup,
+           "the submission library has no atrex_entry_v1 (binding missing)");
   stageEnds("library_loaded");
 
   // All gate and candidate work is issued on one non-default stream, current
@@ -879,7 +945,8 @@ int workerMain(int argc, char **argv) {
       gReport.set("integrity", p.integrity);
       // Work the candidate left running (a thread of its own) is its own.
       markPhase('c');
-      checkCandidateCuda(protocol::kStageSetup, "(work left running after the previous unit)");
+      checkCandidateCuda(protocol::kStageSetup,
+                         "(work left running after the previous unit)");
       markPhase('g');
       c10::cuda::CUDACachingAllocator::emptyCache();
       c10::cuda::CUDACachingAllocator::resetPeakStats(0);
@@ -905,7 +972,8 @@ void ghostReplay(Worker &w, uint64_t seed) {
   Json g = Json::object();
   // Into the report's integrity record; `suspicious` there too when given.
   auto record = [&](const std::string &suspicious = "") {
-    Json integrity = gReport.has("integrity") ? *gReport.get("integrity") : Json::object();
+    Json integrity =
+        gReport.has("integrity") ? *gReport.get("integrity") : Json::object();
     integrity.set("ghost_replay", g);
     if (!suspicious.empty())
       integrity.set("suspicious", suspicious);
@@ -922,9 +990,10 @@ void ghostReplay(Worker &w, uint64_t seed) {
     }
   if (s.ownLaunches == 0 || s.foreignLaunches > 0 || outElems == 0) {
     g.set("ran", false);
-    g.set("why", s.ownLaunches == 0    ? "no own kernel was launched"
-                 : s.foreignLaunches ? "foreign kernels were launched (the unit is not adopted)"
-                                     : "the outputs are empty");
+    g.set("why", s.ownLaunches == 0 ? "no own kernel was launched"
+                 : s.foreignLaunches
+                     ? "foreign kernels were launched (the unit is not adopted)"
+                     : "the outputs are empty");
     record();
     return;
   }
@@ -954,10 +1023,12 @@ void ghostReplay(Worker &w, uint64_t seed) {
     g.set("restore_error", restoreError);
     record();
     finish(protocol::kError, protocol::kStageCorrectness,
-           "internal: the ghost-replay patch could not be removed: " + restoreError);
+           "internal: the ghost-replay patch could not be removed: " +
+               restoreError);
   }
   if (!err.empty() || se != cudaSuccess) {
-    // The call failed without its kernels: its outputs did not come from elsewhere.
+    // The call failed without its kernels: its outputs did not come from
+    // elsewhere.
     g.set("call_error", !err.empty() ? err.substr(0, 300) : cudaErrorText(se));
     g.set("output_matched_reference", false);
     record();
@@ -967,19 +1038,23 @@ void ghostReplay(Worker &w, uint64_t seed) {
   Json cj = w.check(a, before, ok);
   g.set("output_matched_reference", ok);
   if (ok) {
-    std::string reason = "ghost replay: with its " + std::to_string(suppressed) +
-                         " own kernel launch(es) suppressed the call still produced the reference output "
-                         "(the output comes from elsewhere: host compute, a cache or a copy)";
+    std::string reason =
+        "ghost replay: with its " + std::to_string(suppressed) +
+        " own kernel launch(es) suppressed the call still produced the "
+        "reference output "
+        "(the output comes from elsewhere: host compute, a cache or a copy)";
     g.set("suspicious", reason);
     record(reason);
-    finish(protocol::kFail, protocol::kStageCorrectness, "integrity: " + reason);
+    finish(protocol::kFail, protocol::kStageCorrectness,
+           "integrity: " + reason);
   }
   record();
 }
 
 void runUnit(Worker &w, Process &p, const UnitJob &u) {
   const uint64_t seed = u.seed;
-  const bool attributed = p.attributed, cleanRun = p.cleanRun, correctnessOnly = p.correctnessOnly;
+  const bool attributed = p.attributed, cleanRun = p.cleanRun,
+             correctnessOnly = p.correctnessOnly;
   const bool graphsAllowed = u.graphsAllowed;
   const int64_t kernelTimeCalls = u.kernelTimeCalls;
   const bool deviceWideWanted = u.deviceWide || p.deviceWideForced;
@@ -1038,11 +1113,14 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
       w.bind(a, scalars);
       TensorMap before = w.snapshot(a, scalars);
       trace("trial " + std::to_string(t) + ": call");
-      gateCuda(cudaDeviceSynchronize(), "correctness", "inputs of trial " + std::to_string(t));
+      gateCuda(cudaDeviceSynchronize(), "correctness",
+               "inputs of trial " + std::to_string(t));
       std::string err = w.call(a, attr::Region::Correctness);
       if (!err.empty())
-        finish(protocol::kFail, protocol::kStageCorrectness, "trial " + std::to_string(t) + " (" + kind + "): " + err);
-      checkCandidateCuda("correctness", "in trial " + std::to_string(t) + " (" + kind + ")");
+        finish(protocol::kFail, protocol::kStageCorrectness,
+               "trial " + std::to_string(t) + " (" + kind + "): " + err);
+      checkCandidateCuda("correctness",
+                         "in trial " + std::to_string(t) + " (" + kind + ")");
       trace("trial " + std::to_string(t) + ": check");
       bool ok = true;
       Json tj = w.check(a, before, ok);
@@ -1052,13 +1130,16 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
       trialsJson.push(tj);
       if (!ok && allOk) {
         allOk = false;
-        firstFailure = "trial " + std::to_string(t) + " (" + kind + ") failed: ";
+        firstFailure =
+            "trial " + std::to_string(t) + " (" + kind + ") failed: ";
         if (tj.has("inputs_modified"))
-          firstFailure += "inputs modified: " + tj.get("inputs_modified")->dump();
+          firstFailure +=
+              "inputs modified: " + tj.get("inputs_modified")->dump();
         else
           for (const auto &kv : tj.get("outputs")->asObject())
             if (!kv.second.getBool("ok", true)) {
-              firstFailure += kv.first + ": " + kv.second.getString("reason", "");
+              firstFailure +=
+                  kv.first + ": " + kv.second.getString("reason", "");
               break;
             }
       }
@@ -1102,13 +1183,15 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
       aj.set("own_time_share", Json());
     if (s.timedOwn + s.timedForeign > 0)
       aj.set("own_launch_share_timed",
-             static_cast<double>(s.timedOwn) / static_cast<double>(s.timedOwn + s.timedForeign));
+             static_cast<double>(s.timedOwn) /
+                 static_cast<double>(s.timedOwn + s.timedForeign));
     return aj;
   };
   gReport.set("attribution", attributionNow());
   if (!allOk)
     finish(protocol::kFail, protocol::kStageCorrectness, firstFailure);
-  if (attributed && !correctnessOnly && w.settings.getBool("ghost_replay", true))
+  if (attributed && !correctnessOnly &&
+      w.settings.getBool("ghost_replay", true))
     ghostReplay(w, seed);
   // The memcheck run (parent, settings.memcheck) needs the trials only.
   if (correctnessOnly) {
@@ -1124,7 +1207,8 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
   {
     // Rotated input sets covering several times the L2.
     int64_t setBytes = 0;
-    TensorMap probe = generateInputs(*w.spec, w.shape, mix(seed, 100), w.device);
+    TensorMap probe =
+        generateInputs(*w.spec, w.shape, mix(seed, 100), w.device);
     for (const ArgSpec &arg : w.spec->args)
       if (!Worker::isScalar(arg)) {
         auto dims = arg.shape(w.shape);
@@ -1134,7 +1218,8 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
         setBytes += n * static_cast<int64_t>(dtypeSize(arg.dtype));
       }
     int64_t l2 = prop.l2CacheSize;
-    int rotations = static_cast<int>(std::clamp<int64_t>((3 * l2 + setBytes - 1) / std::max<int64_t>(setBytes, 1), 2, 16));
+    int rotations = static_cast<int>(std::clamp<int64_t>(
+        (3 * l2 + setBytes - 1) / std::max<int64_t>(setBytes, 1), 2, 16));
     if (!w.settings.getBool("rotate_inputs", true))
       rotations = 1;
     while (rotations > 2 && rotations * setBytes > (20LL << 30))
@@ -1142,7 +1227,9 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
     std::vector<Args> sets(rotations);
     std::vector<TensorMap> setInputs(rotations), setScalars(rotations);
     for (int r = 0; r < rotations; ++r) {
-      setInputs[r] = r == 0 ? probe : generateInputs(*w.spec, w.shape, mix(seed, 100 + r), w.device);
+      setInputs[r] = r == 0 ? probe
+                            : generateInputs(*w.spec, w.shape,
+                                             mix(seed, 100 + r), w.device);
       setScalars[r] = scalarsOf(*w.spec, setInputs[r]);
       sets[r] = w.makeArgs(setInputs[r]);
       w.bind(sets[r], setScalars[r]);
@@ -1152,9 +1239,11 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
     // to a full L2 of dirty lines whose write-back landed in the timed kernel
     // (about 60 MB, ~14 us at 4.3 TB/s; run 1 read 6-13 us over ncu).
     if (!p.flush.defined()) {
-      p.flush = at::zeros({static_cast<int64_t>(std::max<int64_t>(4 * l2, 256LL << 20) / 4)},
-                          at::TensorOptions().dtype(at::kInt).device(w.device));
-      p.flushSink = at::empty({}, at::TensorOptions().dtype(at::kLong).device(w.device));
+      p.flush = at::zeros(
+          {static_cast<int64_t>(std::max<int64_t>(4 * l2, 256LL << 20) / 4)},
+          at::TensorOptions().dtype(at::kInt).device(w.device));
+      p.flushSink =
+          at::empty({}, at::TensorOptions().dtype(at::kLong).device(w.device));
     }
     at::Tensor &flush = p.flush, &flushSink = p.flushSink;
     auto stream = at::cuda::getCurrentCUDAStream();
@@ -1172,10 +1261,12 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
     bool deviceWide = false;
     std::string sleepName; // the gate's gap-sleep kernel, as CUPTI names it
     if (attributed) {
-      cuptiError = "not with the Compute Sanitizer subscription (attributed run)";
+      cuptiError =
+          "not with the Compute Sanitizer subscription (attributed run)";
     } else if (!deviceWideWanted) {
       cuptiError = "not asked for (the attributed run saw no side streams)";
-    } else if (ktimes::start(ATREX_RT_CUPTI_LIB, cuptiError) && ktimes::resume(cuptiError)) {
+    } else if (ktimes::start(ATREX_RT_CUPTI_LIB, cuptiError) &&
+               ktimes::resume(cuptiError)) {
       at::cuda::sleep(1000);
       gateCuda(cudaDeviceSynchronize(), stage, "gap-sleep calibration");
       std::vector<Activity> acts;
@@ -1185,7 +1276,8 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
           sleepName = a.name;
       if (deviceWide && sleepName.empty()) {
         deviceWide = false;
-        cuptiError = "CUPTI recorded no kernel for the gate's calibration sleep";
+        cuptiError =
+            "CUPTI recorded no kernel for the gate's calibration sleep";
       }
       if (!deviceWide)
         ktimes::pause(cuptiError);
@@ -1208,31 +1300,45 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
     int64_t persistingLimitSeen = 0, policyWindowSeen = 0;
     if (p.persistingFloor < 0) {
       size_t before = 0, floor = 0;
-      if (cudaDeviceGetLimit(&before, cudaLimitPersistingL2CacheSize) == cudaSuccess)
+      if (cudaDeviceGetLimit(&before, cudaLimitPersistingL2CacheSize) ==
+          cudaSuccess)
         p.persistingBeforeReset = static_cast<int64_t>(before);
       cudaGetLastError();
-      gateCuda(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0), stage, "reset the persisting-L2 limit");
-      p.persistingFloor = cudaDeviceGetLimit(&floor, cudaLimitPersistingL2CacheSize) == cudaSuccess
-                              ? static_cast<int64_t>(floor)
-                              : 0;
+      gateCuda(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0), stage,
+               "reset the persisting-L2 limit");
+      p.persistingFloor =
+          cudaDeviceGetLimit(&floor, cudaLimitPersistingL2CacheSize) ==
+                  cudaSuccess
+              ? static_cast<int64_t>(floor)
+              : 0;
       cudaGetLastError();
     }
     auto resetPersistingL2 = [&] {
       size_t limit = 0;
-      if (cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize) == cudaSuccess &&
+      if (cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize) ==
+              cudaSuccess &&
           static_cast<int64_t>(limit) > p.persistingFloor) {
-        persistingLimitSeen = std::max<int64_t>(persistingLimitSeen, static_cast<int64_t>(limit));
-        gateCuda(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0), stage, "reset the persisting-L2 limit");
+        persistingLimitSeen =
+            std::max<int64_t>(persistingLimitSeen, static_cast<int64_t>(limit));
+        gateCuda(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0), stage,
+                 "reset the persisting-L2 limit");
       }
       cudaStreamAttrValue v{};
-      if (cudaStreamGetAttribute(stream.stream(), cudaStreamAttributeAccessPolicyWindow, &v) == cudaSuccess &&
+      if (cudaStreamGetAttribute(stream.stream(),
+                                 cudaStreamAttributeAccessPolicyWindow,
+                                 &v) == cudaSuccess &&
           v.accessPolicyWindow.num_bytes > 0) {
-        policyWindowSeen = std::max<int64_t>(policyWindowSeen, static_cast<int64_t>(v.accessPolicyWindow.num_bytes));
+        policyWindowSeen = std::max<int64_t>(
+            policyWindowSeen,
+            static_cast<int64_t>(v.accessPolicyWindow.num_bytes));
         cudaStreamAttrValue none{};
-        gateCuda(cudaStreamSetAttribute(stream.stream(), cudaStreamAttributeAccessPolicyWindow, &none), stage,
-                 "clear the access policy window");
+        gateCuda(cudaStreamSetAttribute(stream.stream(),
+                                        cudaStreamAttributeAccessPolicyWindow,
+                                        &none),
+                 stage, "clear the access policy window");
       }
-      gateCuda(cudaCtxResetPersistingL2Cache(), stage, "cudaCtxResetPersistingL2Cache");
+      gateCuda(cudaCtxResetPersistingL2Cache(), stage,
+               "cudaCtxResetPersistingL2Cache");
       cudaGetLastError(); // the queries above leave nothing behind
     };
 
@@ -1250,9 +1356,12 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
       gateCuda(cudaEventRecord(evEnd, stream), stage, "warm-up end event");
       checkCandidateCuda(stage, "during warm-up");
       float ms = 0;
-      gateCuda(cudaEventElapsedTime(&ms, evStart, evEnd), stage, "warm-up elapsed time");
+      gateCuda(cudaEventElapsedTime(&ms, evStart, evEnd), stage,
+               "warm-up elapsed time");
       warm.push_back(ms * 1000.0);
-      double el = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      double el = std::chrono::duration<double, std::milli>(
+                      std::chrono::steady_clock::now() - t0)
+                      .count();
       if (i >= 2 && el >= warmupMs)
         break;
     }
@@ -1265,14 +1374,16 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
     // start event keeps the GPU busy while the call is enqueued, so the start
     // event fires just before the call's first kernel. Not with side streams:
     // their work need not wait for the sleep and could start before the start
-    // event, so there the gap stays in (an overestimate, never an underestimate).
-    // Side streams are seen by the launch callbacks (attributed run) or by
-    // CUPTI (clean run: activities of the probe call on more than one stream).
+    // event, so there the gap stays in (an overestimate, never an
+    // underestimate). Side streams are seen by the launch callbacks (attributed
+    // run) or by CUPTI (clean run: activities of the probe call on more than
+    // one stream).
     attr::beginCall();
     uint64_t probeStart = deviceWide ? ktimes::timestamp() : 0;
     std::string probeErr = w.call(sets[0], attr::Region::Correctness);
     if (!probeErr.empty())
-      finish(protocol::kFail, protocol::kStagePerformance, "side-stream probe: " + probeErr);
+      finish(protocol::kFail, protocol::kStagePerformance,
+             "side-stream probe: " + probeErr);
     checkCandidateCuda(stage, "in the side-stream probe");
     bool sideStreams = attr::destroyedSinceBeginCall() > 0;
     for (void *s : attr::streamsSinceBeginCall())
@@ -1281,7 +1392,8 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
     if (deviceWide) {
       std::vector<Activity> acts;
       if ((deviceWide = ktimes::takeActivities(acts, cuptiError)))
-        sideStreams |= spanOf(acts, probeStart, ktimes::timestamp(), "").streams > 1;
+        sideStreams |=
+            spanOf(acts, probeStart, ktimes::timestamp(), "").streams > 1;
     }
     bool hideGap = !sideStreams;
     int64_t gapSleep = w.settings.getInt("gap_sleep_cycles", 100000);
@@ -1302,8 +1414,9 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
     bool sideStreamsRuledOut = attributed || (cleanRun && graphsAllowed);
     perf.set("clean_timing_run", cleanRun);
     if (!sideStreamsRuledOut || sideStreams)
-      perf.set("graph_skipped", !sideStreamsRuledOut ? "no attribution to rule out side streams"
-                                            : "the call uses side streams");
+      perf.set("graph_skipped", !sideStreamsRuledOut
+                                    ? "no attribution to rule out side streams"
+                                    : "the call uses side streams");
     else if (warmMedianUs < w.settings.getDouble("graph_below_us", 10)) {
       try {
         auto capStream = at::cuda::getStreamFromPool();
@@ -1343,7 +1456,8 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
     std::set<int> recheckReps;
     while (static_cast<int>(recheckReps.size()) < std::min(recheck, minReps))
       recheckReps.insert(static_cast<int>(rng() % minReps));
-    Measurement meas(minReps, maxReps, w.settings.getDouble("target_rel_err", 0.01),
+    Measurement meas(minReps, maxReps,
+                     w.settings.getDouble("target_rel_err", 0.01),
                      w.settings.getDouble("max_timed_s", 2));
     Json clocksBefore = nvml.sample();
     int rechecked = 0, recheckFailed = 0;
@@ -1367,7 +1481,8 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
       auto h0 = std::chrono::steady_clock::now();
       if (hideGap && gapSleep > 0)
         at::cuda::sleep(gapSleep); // 100000 cycles: about 50 us at 2 GHz
-      gateCuda(cudaEventRecord(evStart, stream), stage, "start event of a timed call");
+      gateCuda(cudaEventRecord(evStart, stream), stage,
+               "start event of a timed call");
       std::string err;
       if (mode == "graph") {
         attr::beginCall();
@@ -1379,11 +1494,13 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
         err = w.call(a, attr::Region::Timed);
       }
       if (!err.empty())
-        finish(protocol::kFail, protocol::kStagePerformance, "timed call: " + err);
+        finish(protocol::kFail, protocol::kStagePerformance,
+               "timed call: " + err);
       // An error the call left pending is the submission's (read before the
       // gate's own next CUDA call could pick it up).
       checkPending(stage, "in a timed call");
-      gateCuda(cudaEventRecord(evEnd, stream), stage, "end event of a timed call");
+      gateCuda(cudaEventRecord(evEnd, stream), stage,
+               "end event of a timed call");
       // An event on every other stream the call was seen to launch on and that
       // still exists (the launch callbacks forget destroyed streams).
       std::vector<void *> streams = attr::streamsSinceBeginCall();
@@ -1397,21 +1514,26 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
           gateCuda(cudaEventCreate(&e), stage, "create a side-stream event");
           extraEvents.push_back(e);
         }
-        gateCuda(cudaEventRecord(extraEvents[used++], static_cast<cudaStream_t>(s)), stage,
-                 "end event on a side stream of the call");
+        gateCuda(
+            cudaEventRecord(extraEvents[used++], static_cast<cudaStream_t>(s)),
+            stage, "end event on a side stream of the call");
       }
       cudaError_t se = cudaDeviceSynchronize();
       auto h1 = std::chrono::steady_clock::now();
       uint64_t windowEnd = deviceWide ? ktimes::timestamp() : 0;
       if (se != cudaSuccess)
-        finish(protocol::kFail, stage, "CUDA error in the submission's timed call: " + cudaErrorText(se));
+        finish(protocol::kFail, stage,
+               "CUDA error in the submission's timed call: " +
+                   cudaErrorText(se));
       Sample smp;
       float ms = 0;
-      gateCuda(cudaEventElapsedTime(&ms, evStart, evEnd), stage, "elapsed time of a timed call");
+      gateCuda(cudaEventElapsedTime(&ms, evStart, evEnd), stage,
+               "elapsed time of a timed call");
       smp.mainUs = smp.eventUs = ms * 1000.0;
       for (size_t i = 0; i < used; ++i) {
         float m2 = 0;
-        gateCuda(cudaEventElapsedTime(&m2, evStart, extraEvents[i]), stage, "elapsed time on a side stream");
+        gateCuda(cudaEventElapsedTime(&m2, evStart, extraEvents[i]), stage,
+                 "elapsed time on a side stream");
         smp.eventUs = std::max(smp.eventUs, m2 * 1000.0);
       }
       smp.sideStreams = used > 0 || destroyed > 0;
@@ -1424,7 +1546,8 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
       if (deviceWide) {
         std::vector<Activity> acts;
         if ((deviceWide = ktimes::takeActivities(acts, cuptiError))) {
-          Span sp = spanOf(acts, windowStart, windowEnd, hideGap && gapSleep > 0 ? sleepName : "");
+          Span sp = spanOf(acts, windowStart, windowEnd,
+                           hideGap && gapSleep > 0 ? sleepName : "");
           smp.spanUs = sp.us;
           smp.sideStreams |= sp.streams > 1;
           smp.kernels = std::move(sp.kernels);
@@ -1439,10 +1562,13 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
         if (!ok) {
           ++recheckFailed;
           if (recheckReason.empty())
-            recheckReason = "timed rep " + std::to_string(rep) + ": " + cj.dump().substr(0, 800);
+            recheckReason = "timed rep " + std::to_string(rep) + ": " +
+                            cj.dump().substr(0, 800);
         }
       }
-      double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - tTimed).count();
+      double elapsed = std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - tTimed)
+                           .count();
       if (meas.done(elapsed))
         break;
     }
@@ -1460,12 +1586,14 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
     clocks.set("after", clocksAfter);
     perf.set("clocks", clocks);
     {
-      Json integrity = gReport.has("integrity") ? *gReport.get("integrity") : Json::object();
+      Json integrity =
+          gReport.has("integrity") ? *gReport.get("integrity") : Json::object();
       Json l2 = Json::object();
       l2.set("reset_before_every_timed_call", true);
       l2.set("persisting_limit_bytes_found", persistingLimitSeen);
       l2.set("persisting_limit_floor_bytes", p.persistingFloor);
-      l2.set("persisting_limit_before_first_reset_bytes", p.persistingBeforeReset);
+      l2.set("persisting_limit_before_first_reset_bytes",
+             p.persistingBeforeReset);
       l2.set("access_policy_window_bytes_found", policyWindowSeen);
       integrity.set("persisting_l2", l2);
       if (const Json *ks = perf.get("kernel_set"))
@@ -1481,7 +1609,8 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
       Json kt = Json::object();
       std::string kerr;
       std::vector<Activity> drop;
-      bool ok = ktimes::start(ATREX_RT_CUPTI_LIB, kerr) && ktimes::takeActivities(drop, kerr);
+      bool ok = ktimes::start(ATREX_RT_CUPTI_LIB, kerr) &&
+                ktimes::takeActivities(drop, kerr);
       int done = 0;
       for (int i = 0; ok && i < ktCalls; ++i) {
         at::sum_out(flushSink, flush);
@@ -1492,10 +1621,12 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
         cudaError_t se = cudaDeviceSynchronize();
         ok = ktimes::pause(kerr) && ok;
         if (!err.empty())
-          finish(protocol::kFail, protocol::kStagePerformance, "call for kernel durations: " + err);
+          finish(protocol::kFail, protocol::kStagePerformance,
+                 "call for kernel durations: " + err);
         if (se != cudaSuccess)
           finish(protocol::kFail, protocol::kStagePerformance,
-                 std::string("CUDA error in a call for kernel durations: ") + cudaGetErrorString(se));
+                 std::string("CUDA error in a call for kernel durations: ") +
+                     cudaGetErrorString(se));
         ++done;
       }
       std::vector<KernelTime> times;
@@ -1525,7 +1656,8 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
     cudaEventDestroy(evStart);
     cudaEventDestroy(evEnd);
     if (recheckFailed)
-      finish(protocol::kFail, protocol::kStagePerformance, "outputs of a timed call were wrong: " + recheckReason);
+      finish(protocol::kFail, protocol::kStagePerformance,
+             "outputs of a timed call were wrong: " + recheckReason);
   }
   endUnit(protocol::kPass, protocol::kStageDone, "");
 }

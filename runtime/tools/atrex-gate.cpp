@@ -15,6 +15,7 @@
 // writer of the results file.
 //
 //===----------------------------------------------------------------------===//
+#include "Cli.h"
 #include "atrex-rt/Compile.h"
 #include "atrex-rt/Config.h"
 #include "atrex-rt/GateRun.h"
@@ -22,7 +23,6 @@
 #include "atrex-rt/Protocol.h"
 #include "atrex-rt/Stage.h"
 #include "atrex-rt/Supervisor.h"
-#include "Cli.h"
 
 #include <algorithm>
 #include <chrono>
@@ -67,65 +67,84 @@ int runCheck(const std::string &worker) {
     bool ok, required;
   };
   std::vector<Item> items;
-  auto add = [&](const std::string &name, bool ok, const std::string &detail, bool required = true) {
+  auto add = [&](const std::string &name, bool ok, const std::string &detail,
+                 bool required = true) {
     items.push_back({name, detail, ok, required});
   };
-  add("nvcc", fs::exists(nvccPath()), nvccPath() + " (CUDA " ATREX_RT_CUDA_VERSION ")");
+  add("nvcc", fs::exists(nvccPath()),
+      nvccPath() + " (CUDA " ATREX_RT_CUDA_VERSION ")");
   std::string cuobjdump = cuobjdumpPath();
   add("cuobjdump", fs::exists(cuobjdump),
-      cuobjdump + (fs::exists(cuobjdump) ? " (extracts the submissions' cubins)"
-                                         : ": not found (set ATREX_CUOBJDUMP)"));
-  add("libtorch", fs::exists(ATREX_RT_TORCH_DIR), ATREX_RT_TORCH_VERSION " at " ATREX_RT_TORCH_DIR);
+      cuobjdump + (fs::exists(cuobjdump)
+                       ? " (extracts the submissions' cubins)"
+                       : ": not found (set ATREX_CUOBJDUMP)"));
+  add("libtorch", fs::exists(ATREX_RT_TORCH_DIR),
+      ATREX_RT_TORCH_VERSION " at " ATREX_RT_TORCH_DIR);
   std::string sanitizerTool = computeSanitizerPath();
   add("memcheck", fs::exists(sanitizerTool),
-      sanitizerTool + (fs::exists(sanitizerTool) ? " (settings.memcheck)"
-                                                 : ": not found (settings.memcheck inconclusive)"),
+      sanitizerTool + (fs::exists(sanitizerTool)
+                           ? " (settings.memcheck)"
+                           : ": not found (settings.memcheck inconclusive)"),
       false);
   PlanSettings defaults;
   std::string hipError;
   std::string hip = resolveHipInclude(defaults, hipError);
-  add("hip", hipError.empty(), hipError.empty() ? "HIP on NVIDIA headers: " + hip
-                                                : "HIP submissions cannot compile: " + hipError.substr(0, 160),
+  add("hip", hipError.empty(),
+      hipError.empty()
+          ? "HIP on NVIDIA headers: " + hip
+          : "HIP submissions cannot compile: " + hipError.substr(0, 160),
       false);
   bool haveWorker = fs::exists(worker);
   add("worker", haveWorker, worker);
-  auto probe = [&](const std::map<std::string, std::string> &env, Json &out) -> std::string {
+  auto probe = [&](const std::map<std::string, std::string> &env,
+                   Json &out) -> std::string {
     Limits lim;
     lim.wallSeconds = 120;
     ChildResult c = runSupervised({worker, "--probe"}, lim, "", "", env);
     Json rep;
     if (!lastReportLine(c.report, rep))
       return "the worker's probe gave no report: " + c.reason() +
-             (c.stderrTail.empty() ? "" : " (" + c.stderrTail.substr(0, 300) + ")");
+             (c.stderrTail.empty() ? ""
+                                   : " (" + c.stderrTail.substr(0, 300) + ")");
     out = rep;
     return "";
   };
   Json attributed, clean;
   std::string e1 = haveWorker ? probe({}, attributed) : "no worker";
-  std::string e2 = haveWorker ? probe({{"ATREX_GATE_NO_ATTRIBUTION", "1"}}, clean) : "no worker";
+  std::string e2 = haveWorker
+                       ? probe({{"ATREX_GATE_NO_ATTRIBUTION", "1"}}, clean)
+                       : "no worker";
   if (!e1.empty()) {
     add("gpu", false, e1);
   } else if (attributed.getBool("cuda", false)) {
     add("gpu", true,
-        attributed.getString("gpu", "?") + " (sm_" + attributed.getString("sm", "?") + ", " +
+        attributed.getString("gpu", "?") + " (sm_" +
+            attributed.getString("sm", "?") + ", " +
             std::to_string(attributed.getInt("gpus", 1)) + " visible, driver " +
             std::to_string(attributed.getInt("cuda_driver", 0)) + ")");
   } else {
-    add("gpu", false, "no CUDA device visible to the worker: " + attributed.getString("cuda_error", "?"));
+    add("gpu", false,
+        "no CUDA device visible to the worker: " +
+            attributed.getString("cuda_error", "?"));
   }
   if (const Json *a = attributed.get("attribution"))
     add("attribution", a->getBool("ok", false),
-        a->getBool("ok", false) ? "Compute Sanitizer API subscribed (" + a->getString("library", "") + ")"
+        a->getBool("ok", false) ? "Compute Sanitizer API subscribed (" +
+                                      a->getString("library", "") + ")"
                                 : a->getString("error", "?"));
   else
     add("attribution", false, e1.empty() ? "not probed" : e1);
   if (const Json *n = attributed.get("nvml"))
     add("nvml", n->getBool("ok", false),
-        n->getBool("ok", false) ? "SM clocks and throttle reasons recorded" : n->getString("error", "?"), false);
+        n->getBool("ok", false) ? "SM clocks and throttle reasons recorded"
+                                : n->getString("error", "?"),
+        false);
   if (const Json *c = clean.get("cupti"))
     add("cupti", c->getBool("ok", false),
-        c->getBool("ok", false) ? "own-time share of mixed units measured (" + c->getString("library", "") + ")"
-                                : "own-time share of mixed units stays null: " + c->getString("error", "?"),
+        c->getBool("ok", false) ? "own-time share of mixed units measured (" +
+                                      c->getString("library", "") + ")"
+                                : "own-time share of mixed units stays null: " +
+                                      c->getString("error", "?"),
         false);
   else
     add("cupti", false, e2.empty() ? "not probed" : e2, false);
@@ -137,15 +156,18 @@ int runCheck(const std::string &worker) {
     if (!it.ok && it.required)
       missing += (missing.empty() ? "" : ", ") + it.name;
   }
-  std::cout << (missing.empty() ? "the gate can run here\n" : "the gate cannot run here: " + missing + "\n");
+  std::cout << (missing.empty()
+                    ? "the gate can run here\n"
+                    : "the gate cannot run here: " + missing + "\n");
   std::fflush(stdout);
   return missing.empty() ? 0 : 1;
 }
 
-const char *const kUsage =
-    "usage: atrex-gate --plan PLAN.json --out RESULTS.jsonl [--shard i/n] [--resume] [--jobs N]\n"
-    "                  [--compile-only] [--cache DIR] [--worker PATH] [--worker-per-unit] [--quiet]\n"
-    "       atrex-gate --check [--worker PATH]\n";
+const char *const kUsage = "usage: atrex-gate --plan PLAN.json --out "
+                           "RESULTS.jsonl [--shard i/n] [--resume] [--jobs N]\n"
+                           "                  [--compile-only] [--cache DIR] "
+                           "[--worker PATH] [--worker-per-unit] [--quiet]\n"
+                           "       atrex-gate --check [--worker PATH]\n";
 const char *const kHelp = R"(
 Runs a gate plan (atrex-gate-plan/1): compiles every submission once (all of
 them in parallel, ahead of the runs), runs the (submission, problem) units of
@@ -194,10 +216,13 @@ extern "C" void onTerminate(int sig) {
 int main(int argc, char **argv) {
   for (int sig : {SIGTERM, SIGINT, SIGHUP})
     std::signal(sig, onTerminate);
-  std::string planPath, outPath, shardText = "0/1", cacheDir, worker, jobDir, jobsText;
-  bool quiet = false, resume = false, compileOnly = false, check = false, workerPerUnit = false, version = false;
+  std::string planPath, outPath, shardText = "0/1", cacheDir, worker, jobDir,
+                                 jobsText;
+  bool quiet = false, resume = false, compileOnly = false, check = false,
+       workerPerUnit = false, version = false;
   unsigned jobsOpt = 0;
-  // The options (their reference: kHelp); CLI11 as every runtime tool reads it (Cli.h).
+  // The options (their reference: kHelp); CLI11 as every runtime tool reads it
+  // (Cli.h).
   CLI::App app;
   cli::configure(app);
   app.add_option("--plan", planPath);
@@ -212,17 +237,21 @@ int main(int argc, char **argv) {
   app.add_flag("--check", check);
   app.add_flag("--worker-per-unit", workerPerUnit);
   app.add_flag("--version", version);
-  const std::string usageHint = std::string(kUsage) + "(atrex-gate --help for the options)\n";
+  const std::string usageHint =
+      std::string(kUsage) + "(atrex-gate --help for the options)\n";
   cli::Leftover left;
-  if (auto rc = cli::parse(app, argc, argv, 1, "atrex-gate", std::string(kUsage) + kHelp, usageHint, left))
+  if (auto rc = cli::parse(app, argc, argv, 1, "atrex-gate",
+                           std::string(kUsage) + kHelp, usageHint, left))
     return *rc;
   if (!left.unknown.empty() || left.sawDashDash) {
-    std::cerr << "atrex-gate: unknown option '" << (left.unknown.empty() ? "--" : left.unknown.front()) << "'\n"
+    std::cerr << "atrex-gate: unknown option '"
+              << (left.unknown.empty() ? "--" : left.unknown.front()) << "'\n"
               << usageHint;
     return 2;
   }
   if (version) {
-    std::cout << "atrex-gate " ATREX_RT_VERSION " (commit " ATREX_RT_GIT_COMMIT ", CUDA " ATREX_RT_CUDA_VERSION
+    std::cout << "atrex-gate " ATREX_RT_VERSION " (commit " ATREX_RT_GIT_COMMIT
+                 ", CUDA " ATREX_RT_CUDA_VERSION
                  ", torch " ATREX_RT_TORCH_VERSION ")\n";
     return 0;
   }
@@ -230,7 +259,8 @@ int main(int argc, char **argv) {
     char *end = nullptr;
     long n = std::strtol(jobsText.c_str(), &end, 10);
     if (jobsText.empty() || *end || n < 1 || n > 256) {
-      std::cerr << "atrex-gate: error: --jobs '" << jobsText << "': expected 1..256\n";
+      std::cerr << "atrex-gate: error: --jobs '" << jobsText
+                << "': expected 1..256\n";
       return 2;
     }
     jobsOpt = static_cast<unsigned>(n);
@@ -278,27 +308,32 @@ int main(int argc, char **argv) {
     worker = (fs::path(argv[0]).parent_path() / "atrex-gate-worker").string();
   worker = fs::absolute(worker).string();
   if (!fs::exists(worker)) {
-    std::cerr << "atrex-gate: error: worker '" << worker << "' not found (use --worker)\n";
+    std::cerr << "atrex-gate: error: worker '" << worker
+              << "' not found (use --worker)\n";
     return 2;
   }
   fs::path outDir = fs::absolute(outPath).parent_path();
   if (cacheDir.empty())
-    cacheDir = plan.settings.cacheDir.empty() ? (outDir / ".atrex-gate-cache").string()
-                                              : plan.settings.cacheDir;
+    cacheDir = plan.settings.cacheDir.empty()
+                   ? (outDir / ".atrex-gate-cache").string()
+                   : plan.settings.cacheDir;
   cacheDir = fs::absolute(cacheDir).lexically_normal().string();
   fs::create_directories(cacheDir);
   jobDir = (fs::path(cacheDir) / ("jobs." + std::to_string(getpid()))).string();
   fs::create_directories(jobDir);
 
-  uint64_t runSeed = plan.settings.seedSource == "fixed" ? plan.settings.seed : randomSeed();
+  uint64_t runSeed =
+      plan.settings.seedSource == "fixed" ? plan.settings.seed : randomSeed();
   std::string runId = isoNow() + "-" + std::to_string(getpid());
   std::map<std::string, CompileResult> compiled;
   auto runStart = std::chrono::steady_clock::now();
   int passed = 0, failed = 0, errors = 0;
   if (!quiet)
-    std::cerr << "atrex-gate: " << units.size() << " units in shard " << shard << "/" << shards
-              << " of " << planPath
-              << (resume ? " (" + std::to_string(skipped) + " already in " + outPath + ")" : "")
+    std::cerr << "atrex-gate: " << units.size() << " units in shard " << shard
+              << "/" << shards << " of " << planPath
+              << (resume ? " (" + std::to_string(skipped) + " already in " +
+                               outPath + ")"
+                         : "")
               << "\n";
 
   // Compile every submission of the shard up front, several at a time.
@@ -310,10 +345,13 @@ int main(int argc, char **argv) {
     std::mutex mu;
     size_t next = 0;
     unsigned jobs =
-        jobsOpt ? jobsOpt : std::max(1u, std::min(8u, std::thread::hardware_concurrency() / 2));
+        jobsOpt
+            ? jobsOpt
+            : std::max(1u,
+                       std::min(8u, std::thread::hardware_concurrency() / 2));
     if (!quiet)
-      std::cerr << "atrex-gate: compiling " << todo.size() << " submissions (" << jobs
-                << " at a time)\n";
+      std::cerr << "atrex-gate: compiling " << todo.size() << " submissions ("
+                << jobs << " at a time)\n";
     std::vector<std::thread> pool;
     for (unsigned t = 0; t < jobs; ++t)
       pool.emplace_back([&] {
@@ -325,13 +363,17 @@ int main(int argc, char **argv) {
               return;
             sub = todo[next++];
           }
-          // lang "cuda" and "hip" (HIP's NVIDIA-platform headers, compiled by nvcc).
-          CompileResult cr = compileSubmission(*sub, *findOpSpec(sub->op), plan.settings, cacheDir);
+          // lang "cuda" and "hip" (HIP's NVIDIA-platform headers, compiled by
+          // nvcc).
+          CompileResult cr = compileSubmission(*sub, *findOpSpec(sub->op),
+                                               plan.settings, cacheDir);
           std::lock_guard<std::mutex> lock(mu);
           if (!quiet)
             std::cerr << "atrex-gate: compiled " << sub->name << ": "
-                      << (cr.ok ? (cr.cached ? "cached" : "ok") : "FAILED: " + cr.reason) << " ("
-                      << cr.cubins.size() << " cubins, " << cr.seconds << " s)\n";
+                      << (cr.ok ? (cr.cached ? "cached" : "ok")
+                                : "FAILED: " + cr.reason)
+                      << " (" << cr.cubins.size() << " cubins, " << cr.seconds
+                      << " s)\n";
           compiled[sub->name] = cr;
         }
       });
@@ -339,7 +381,8 @@ int main(int argc, char **argv) {
       t.join();
   }
   if (compileOnly) {
-    // Fills the cache (e.g. before one gate per GPU runs a shard each); no results file.
+    // Fills the cache (e.g. before one gate per GPU runs a shard each); no
+    // results file.
     int bad = 0, internal = 0;
     for (const auto &[name, cr] : compiled)
       if (!cr.ok)
@@ -347,8 +390,9 @@ int main(int argc, char **argv) {
     std::error_code ec;
     fs::remove_all(jobDir, ec);
     if (!quiet)
-      std::cerr << "atrex-gate: compiled " << compiled.size() - bad - internal << " of "
-                << compiled.size() << " submissions into " << cacheDir << "\n";
+      std::cerr << "atrex-gate: compiled " << compiled.size() - bad - internal
+                << " of " << compiled.size() << " submissions into " << cacheDir
+                << "\n";
     return internal ? 2 : bad ? 1 : 0;
   }
   auto unitsStart = std::chrono::steady_clock::now();
@@ -360,7 +404,8 @@ int main(int argc, char **argv) {
   // of one worker process per unit and run.
   std::vector<std::vector<size_t>> groups;
   for (size_t ui = 0; ui < units.size(); ++ui)
-    if (groups.empty() || workerPerUnit || units[groups.back().back()].submission != units[ui].submission)
+    if (groups.empty() || workerPerUnit ||
+        units[groups.back().back()].submission != units[ui].submission)
       groups.push_back({ui});
     else
       groups.back().push_back(ui);
@@ -409,7 +454,10 @@ int main(int argc, char **argv) {
     // is the one made ahead of the runs (cached by content hash).
     auto it = compiled.find(sub.name);
     if (it == compiled.end())
-      it = compiled.emplace(sub.name, compileSubmission(sub, spec, plan.settings, cacheDir)).first;
+      it = compiled
+               .emplace(sub.name,
+                        compileSubmission(sub, spec, plan.settings, cacheDir))
+               .first;
     const CompileResult &cr = it->second;
     GroupContext ctx{plan, sub, states, workers, cr};
     for (const Stage *stage : gateStages())
@@ -417,19 +465,24 @@ int main(int argc, char **argv) {
         stage->run(ctx);
     // The group's wall time: each unit's share of the worker runs, and an
     // equal share of the rest (the parent's own work, workers' exits).
-    double groupWall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    double groupWall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count();
     double workersWall = 0;
     for (const UnitState &st : states)
       workersWall += st.workerWall;
-    double rest = std::max(0.0, groupWall - workersWall) / static_cast<double>(states.size());
+    double rest = std::max(0.0, groupWall - workersWall) /
+                  static_cast<double>(states.size());
     for (UnitState &st : states) {
       const Problem &prob = *st.u->problem;
       Json &r = st.r;
-      std::string &status = st.status, &verdict = st.verdict, &reason = st.reason;
+      std::string &status = st.status, &verdict = st.verdict,
+                  &reason = st.reason;
       if (cr.ok) {
         r.set("side_effects", st.sideEffects);
         r.set("worker_seconds", st.workerSeconds);
-        if (status == protocol::kPass && !verdict.empty() && verdict != protocol::kAdopted && verdict != protocol::kUnknown) {
+        if (status == protocol::kPass && !verdict.empty() &&
+            verdict != protocol::kAdopted && verdict != protocol::kUnknown) {
           // Correct and timed, but the work was not (all) the submission's own.
           reason = "dynamic verdict " + verdict;
         }
@@ -442,12 +495,15 @@ int main(int argc, char **argv) {
       if (!sub.expectedVerdict.empty())
         r.set("expected_verdict_met", sub.expectedVerdict == protocol::kFail
                                           ? status != protocol::kPass
-                                          : status == protocol::kPass && sub.expectedVerdict == verdict);
-      r.set("duration_s", states.size() == 1 ? groupWall : st.workerWall + rest);
+                                          : status == protocol::kPass &&
+                                                sub.expectedVerdict == verdict);
+      r.set("duration_s",
+            states.size() == 1 ? groupWall : st.workerWall + rest);
       std::string invalid = validateResult(r);
       if (!invalid.empty()) {
         r.set("status", protocol::kError);
-        r.set("reason", "internal: invalid result (" + invalid + "): " + reason);
+        r.set("reason",
+              "internal: invalid result (" + invalid + "): " + reason);
       }
       try {
         appendResultLine(outPath, r.dump());
@@ -456,16 +512,22 @@ int main(int argc, char **argv) {
         return 2;
       }
       std::string stOut = r.getString("status", "");
-      (stOut == protocol::kPass ? passed : stOut == protocol::kFail ? failed : errors)++;
+      (stOut == protocol::kPass   ? passed
+       : stOut == protocol::kFail ? failed
+                                  : errors)++;
       ++reported;
       if (!quiet) {
         char line[512];
         const Json *perf = r.get("performance");
         double med = perf ? perf->getDouble("median_us", -1) : -1;
-        std::snprintf(line, sizeof(line), "[%zu/%zu] %s %s: %s, verdict %s%s (%.1f s)", reported,
-                      units.size(), sub.name.c_str(), prob.id.c_str(), stOut.c_str(), verdict.c_str(),
-                      med >= 0 ? (", median " + std::to_string(med).substr(0, 8) + " us").c_str() : "",
-                      r.getDouble("duration_s", 0));
+        std::snprintf(
+            line, sizeof(line), "[%zu/%zu] %s %s: %s, verdict %s%s (%.1f s)",
+            reported, units.size(), sub.name.c_str(), prob.id.c_str(),
+            stOut.c_str(), verdict.c_str(),
+            med >= 0 ? (", median " + std::to_string(med).substr(0, 8) + " us")
+                           .c_str()
+                     : "",
+            r.getDouble("duration_s", 0));
         std::cerr << line;
         if (stOut != protocol::kPass)
           std::cerr << " -- " << r.getString("reason", "").substr(0, 300);
@@ -473,12 +535,17 @@ int main(int argc, char **argv) {
       }
     }
   }
-  double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
+  double total =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart)
+          .count();
   std::error_code ec;
   fs::remove_all(jobDir, ec);
-  double unitsTotal = std::chrono::duration<double>(std::chrono::steady_clock::now() - unitsStart).count();
+  double unitsTotal = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - unitsStart)
+                          .count();
   if (!quiet)
-    std::cerr << "atrex-gate: " << passed << " passed, " << failed << " failed, " << errors
-              << " errors in " << total << " s (" << unitsTotal << " s after compilation)\n";
+    std::cerr << "atrex-gate: " << passed << " passed, " << failed
+              << " failed, " << errors << " errors in " << total << " s ("
+              << unitsTotal << " s after compilation)\n";
   return errors ? 2 : 0;
 }

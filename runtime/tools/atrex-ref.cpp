@@ -8,9 +8,9 @@
 // Exit status: 0 success / match, 1 mismatch, 2 usage or input error.
 //
 //===----------------------------------------------------------------------===//
+#include "Cli.h"
 #include "atrex-rt/OpSpecs.h"
 #include "atrex-rt/Reference.h"
-#include "Cli.h"
 
 #include <chrono>
 #include <cstdio>
@@ -20,23 +20,28 @@
 
 using namespace atrex::rt;
 
-static const char *const kUsage = "usage:\n"
-               "  atrex-ref --list | --list-json\n"
-               "  atrex-ref --op NAME --signature\n"
-               "  atrex-ref --op NAME --shape K=V,... --seed N --out DIR [--device cpu|cuda]\n"
-               "  atrex-ref --op NAME --check REFDIR --candidate DIR\n"
-               "  atrex-ref --validate PROBLEMS.json [--seed N] [--device cpu|cuda]\n"
-               "      suite validity: one JSON line per problem of PROBLEMS.json (an object\n"
-               "      with a \"problems\" array of {id?, operator, shape}, e.g. a sealed\n"
-               "      bundle); exit 1 when a problem is invalid\n";
+static const char *const kUsage =
+    "usage:\n"
+    "  atrex-ref --list | --list-json\n"
+    "  atrex-ref --op NAME --signature\n"
+    "  atrex-ref --op NAME --shape K=V,... --seed N --out DIR [--device "
+    "cpu|cuda]\n"
+    "  atrex-ref --op NAME --check REFDIR --candidate DIR\n"
+    "  atrex-ref --validate PROBLEMS.json [--seed N] [--device cpu|cuda]\n"
+    "      suite validity: one JSON line per problem of PROBLEMS.json (an "
+    "object\n"
+    "      with a \"problems\" array of {id?, operator, shape}, e.g. a sealed\n"
+    "      bundle); exit 1 when a problem is invalid\n";
 static void usage() { std::cerr << kUsage; }
 
 int main(int argc, char **argv) {
-  std::string op, shapeText, out, device = "cpu", checkDir, candDir, validatePath;
+  std::string op, shapeText, out, device = "cpu", checkDir, candDir,
+                                  validatePath;
   uint64_t seed = 0;
   bool haveSeed = false, list = false, listJson = false, signature = false;
   std::string seedText;
-  // CLI11 as every runtime tool reads it (tools/Cli.h); the usage above is the reference.
+  // CLI11 as every runtime tool reads it (tools/Cli.h); the usage above is the
+  // reference.
   CLI::App app;
   cli::configure(app);
   app.add_flag("--list", list);
@@ -51,10 +56,12 @@ int main(int argc, char **argv) {
   app.add_option("--candidate", candDir);
   app.add_option("--validate", validatePath);
   cli::Leftover left;
-  if (auto rc = cli::parse(app, argc, argv, 1, "atrex-ref", kUsage, kUsage, left, std::cerr))
+  if (auto rc = cli::parse(app, argc, argv, 1, "atrex-ref", kUsage, kUsage,
+                           left, std::cerr))
     return *rc;
   if (!left.unknown.empty() || left.sawDashDash) {
-    std::cerr << "atrex-ref: unknown argument '" << (left.unknown.empty() ? "--" : left.unknown.front()) << "'\n";
+    std::cerr << "atrex-ref: unknown argument '"
+              << (left.unknown.empty() ? "--" : left.unknown.front()) << "'\n";
     usage();
     return 2;
   }
@@ -62,7 +69,8 @@ int main(int argc, char **argv) {
     char *end = nullptr;
     seed = std::strtoull(seedText.c_str(), &end, 10);
     if (seedText.empty() || *end) {
-      std::cerr << "atrex-ref: --seed '" << seedText << "' is not a non-negative integer\n";
+      std::cerr << "atrex-ref: --seed '" << seedText
+                << "' is not a non-negative integer\n";
       return 2;
     }
     haveSeed = true;
@@ -107,7 +115,8 @@ int main(int argc, char **argv) {
       for (const Json &p : problems->asArray()) {
         ++n;
         Json line = Json::object();
-        std::string id = p.isObject() && p.get("id") ? p.getString("id", "") : "";
+        std::string id =
+            p.isObject() && p.get("id") ? p.getString("id", "") : "";
         line.set("id", id.empty() ? Json("#" + std::to_string(n)) : Json(id));
         auto t0 = std::chrono::steady_clock::now();
         try {
@@ -130,15 +139,19 @@ int main(int argc, char **argv) {
           reasons.push(std::string("error: ") + e.what());
           line.set("reasons", reasons);
         }
-        line.set("seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        line.set("seconds", std::chrono::duration<double>(
+                                std::chrono::steady_clock::now() - t0)
+                                .count());
         if (!line.get("ok")->asBool()) {
           ++invalid;
-          std::cerr << "atrex-ref: " << validatePath << ": problem " << line.get("id")->dump()
+          std::cerr << "atrex-ref: " << validatePath << ": problem "
+                    << line.get("id")->dump()
                     << " is invalid: " << line.get("reasons")->dump() << "\n";
         }
         std::cout << line.dump() << "\n" << std::flush;
       }
-      std::cerr << "atrex-ref: " << n - invalid << " of " << n << " problems valid\n";
+      std::cerr << "atrex-ref: " << n - invalid << " of " << n
+                << " problems valid\n";
       return invalid ? 1 : 0;
     }
     if (list) {
@@ -150,12 +163,14 @@ int main(int argc, char **argv) {
       return 0;
     }
     if (op.empty()) {
-      std::cerr << "atrex-ref: --op NAME is required (known: " << knownOpNames() << ")\n";
+      std::cerr << "atrex-ref: --op NAME is required (known: " << knownOpNames()
+                << ")\n";
       return 2;
     }
     const OpSpec *spec = findOpSpec(op);
     if (!spec) {
-      std::cerr << "atrex-ref: unknown operator '" << op << "' (known: " << knownOpNames() << ")\n";
+      std::cerr << "atrex-ref: unknown operator '" << op
+                << "' (known: " << knownOpNames() << ")\n";
       return 2;
     }
     if (signature) {
@@ -164,14 +179,16 @@ int main(int argc, char **argv) {
     }
     if (!checkDir.empty() || !candDir.empty()) {
       if (checkDir.empty() || candDir.empty()) {
-        std::cerr << "atrex-ref: --check REFDIR needs --candidate DIR (and vice versa)\n";
+        std::cerr << "atrex-ref: --check REFDIR needs --candidate DIR (and "
+                     "vice versa)\n";
         return 2;
       }
       TensorDir ref = readTensorDir(checkDir);
       TensorDir cand = readTensorDir(candDir);
       if (!ref.op.empty() && ref.op != op) {
-        std::cerr << "atrex-ref: " << checkDir << "/tensors.json is for operator '" << ref.op
-                  << "', not '" << op << "'\n";
+        std::cerr << "atrex-ref: " << checkDir
+                  << "/tensors.json is for operator '" << ref.op << "', not '"
+                  << op << "'\n";
         return 2;
       }
       Json report = checkTensorDirs(*spec, ref, cand);

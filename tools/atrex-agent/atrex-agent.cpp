@@ -114,8 +114,8 @@ static ExitOnError ExitOnErr;
 /// A sibling tool: beside this executable, then the runtime's build beside
 /// it (build/runtime/bin next to build/bin), then PATH.
 static std::string findTool(StringRef Name, const char *Argv0) {
-  SmallString<256> Dir(sys::fs::getMainExecutable(
-      Argv0, reinterpret_cast<void *>(&findTool)));
+  SmallString<256> Dir(
+      sys::fs::getMainExecutable(Argv0, reinterpret_cast<void *>(&findTool)));
   sys::path::remove_filename(Dir);
   SmallString<256> Here(Dir);
   sys::path::append(Here, Name);
@@ -152,7 +152,8 @@ static int run(const char *Argv0) {
   Problem P;
   if (Resume) {
     auto Records = ExitOnErr(readTrail(RunDir + "/trail.jsonl"));
-    Restored R = ExitOnErr(replayTrail(RunDir + "/trail.jsonl", Records, RunDir));
+    Restored R =
+        ExitOnErr(replayTrail(RunDir + "/trail.jsonl", Records, RunDir));
     P = R.Prob;
     if (O.Command.empty())
       O.Command = R.Command;
@@ -161,8 +162,7 @@ static int run(const char *Argv0) {
       ExitOnErr(createStringError("give --start FILE (the starting "
                                   "submission)"));
     if (!sys::fs::exists(StartFile))
-      ExitOnErr(createStringError("--start '" + StartFile +
-                                  "': no such file"));
+      ExitOnErr(createStringError("--start '" + StartFile + "': no such file"));
     ProblemQuery Q;
     Q.SuitePath = atrex::dataPath(SuitePath, ATREX_SOURCE_DIR, Argv0);
     Q.Id = ProblemId;
@@ -201,8 +201,8 @@ static int run(const char *Argv0) {
     if (!GateSettings.empty()) {
       auto V = json::parse(GateSettings);
       if (!V)
-        ExitOnErr(createStringError("--gate-settings: " +
-                                    toString(V.takeError())));
+        ExitOnErr(
+            createStringError("--gate-settings: " + toString(V.takeError())));
       if (!V->getAsObject())
         ExitOnErr(createStringError("--gate-settings: not a JSON object"));
       O.Eval.GateSettings = std::move(*V->getAsObject());

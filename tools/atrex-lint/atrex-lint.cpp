@@ -77,24 +77,25 @@ static cl::opt<unsigned> MaxRssOpt(
              "ends 'unknown' (default 8192 when several files are linted, "
              "none for one file; 0: no limit)"),
     cl::value_desc("MiB"), cl::init(8192), cl::cat(Cat));
-static cl::opt<std::string> Submission(
-    "submission",
-    cl::desc("Treat all inputs as one submission with this name"),
-    cl::value_desc("name"), cl::cat(Cat));
+static cl::opt<std::string>
+    Submission("submission",
+               cl::desc("Treat all inputs as one submission with this name"),
+               cl::value_desc("name"), cl::cat(Cat));
 static cl::opt<bool> Inventory("inventory",
                                cl::desc("List kernels and entry points"),
                                cl::cat(Cat));
 static cl::opt<bool> NoSnippets("no-snippets",
                                 cl::desc("No source line under diagnostics"),
                                 cl::cat(Cat));
-static cl::opt<bool> CompilerWarnings(
-    "compiler-warnings", cl::desc("Show the compiler's own warnings"),
-    cl::cat(Cat));
-static cl::opt<bool> NoPCH(
-    "no-pch",
-    cl::desc("Do not precompile torch header prefixes (cache: "
-             "$ATREX_CACHE_DIR/pch or ~/.cache/atrex/pch)"),
-    cl::cat(Cat));
+static cl::opt<bool>
+    CompilerWarnings("compiler-warnings",
+                     cl::desc("Show the compiler's own warnings"),
+                     cl::cat(Cat));
+static cl::opt<bool>
+    NoPCH("no-pch",
+          cl::desc("Do not precompile torch header prefixes (cache: "
+                   "$ATREX_CACHE_DIR/pch or ~/.cache/atrex/pch)"),
+          cl::cat(Cat));
 static cl::opt<bool> PrintCommand(
     "print-command",
     cl::desc("Print the clang command line used for each input and exit"),
@@ -104,9 +105,10 @@ static cl::opt<bool> DumpPolicy("dump-policy",
                                 cl::cat(Cat));
 static cl::opt<bool> ListChecks("list-checks", cl::desc("List the checks"),
                                 cl::cat(Cat));
-static cl::opt<bool> ShowToolchain(
-    "print-toolchain", cl::desc("Print the detected CUDA/HIP/torch paths"),
-    cl::cat(Cat));
+static cl::opt<bool>
+    ShowToolchain("print-toolchain",
+                  cl::desc("Print the detected CUDA/HIP/torch paths"),
+                  cl::cat(Cat));
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
@@ -191,8 +193,10 @@ int main(int argc, char **argv) {
   // Each file in a child process under the limits: in runs of several files
   // (a compile database, a directory's files) by default, for one file when
   // a limit is given.
-  bool Batch = Inputs.size() > 1 || (Inputs.empty() && !CompileCommands.empty());
-  bool Explicit = TimeoutOpt.getNumOccurrences() || MaxRssOpt.getNumOccurrences();
+  bool Batch =
+      Inputs.size() > 1 || (Inputs.empty() && !CompileCommands.empty());
+  bool Explicit =
+      TimeoutOpt.getNumOccurrences() || MaxRssOpt.getNumOccurrences();
   Opts.Limits.Seconds = TimeoutOpt;
   Opts.Limits.MaxRssMiB = MaxRssOpt;
   Opts.Isolate = (Batch || Explicit) && (TimeoutOpt || MaxRssOpt);
@@ -224,8 +228,7 @@ int main(int argc, char **argv) {
   case Format::JSON:
     Out.os() << formatv("{0:2}", toJSON(Results)) << "\n";
     break;
-  case Format::SARIF:
-  {
+  case Format::SARIF: {
     std::string Root = SrcRoot;
     if (Root.empty()) {
       SmallString<256> Dir;
@@ -250,8 +253,7 @@ int main(int argc, char **argv) {
       Root = std::string(Abs);
     }
     Out.os() << formatv("{0:2}", toSARIF(Results, Root)) << "\n";
-  }
-    break;
+  } break;
   }
   Out.keep();
 

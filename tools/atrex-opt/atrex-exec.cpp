@@ -30,8 +30,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -133,9 +133,9 @@ llvm::Expected<TensorDir> readTensorDir(llvm::StringRef dir) {
     }
     auto width = dtypeBytes(tensor.dtype);
     if (!width)
-      return llvm::createStringError("'" + index + "': tensor '" +
-                                     tensor.name + "' has unknown dtype '" +
-                                     tensor.dtype + "'");
+      return llvm::createStringError("'" + index + "': tensor '" + tensor.name +
+                                     "' has unknown dtype '" + tensor.dtype +
+                                     "'");
     if (tensor.role == "input") {
       llvm::SmallString<256> path(dir);
       llvm::sys::path::append(path, tensor.file);
@@ -182,7 +182,8 @@ double scalarAsDouble(const DirTensor &t) {
 bool isBareSymbol(llvm::StringRef expr) {
   if (expr.empty() || !(llvm::isAlpha(expr[0]) || expr[0] == '_'))
     return false;
-  return llvm::all_of(expr, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+  return llvm::all_of(expr,
+                      [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
 struct Port {
@@ -264,9 +265,10 @@ llvm::Error checkFixedInputs(func::FuncOp func, const TensorDir &dir,
       continue;
     Attribute expected = fixed ? fixed.get(t.name) : Attribute();
     if (!expected)
-      return llvm::createStringError(
-          "input '" + t.name + "' of the tensor directory is neither an "
-          "argument nor a fixed input of '" + func.getSymName() + "'");
+      return llvm::createStringError("input '" + t.name +
+                                     "' of the tensor directory is neither an "
+                                     "argument nor a fixed input of '" +
+                                     func.getSymName() + "'");
     if (!t.shape.empty())
       return llvm::createStringError("fixed input '" + t.name +
                                      "' must be a scalar");
@@ -365,12 +367,11 @@ llvm::Error writeOutputs(llvm::ArrayRef<OutputInfo> outputs,
     llvm::json::Array shape;
     for (int64_t d : output.shape)
       shape.push_back(d);
-    tensors.push_back(llvm::json::Object{
-        {"name", output.name},
-        {"role", "output"},
-        {"dtype", output.dtype},
-        {"shape", std::move(shape)},
-        {"file", file}});
+    tensors.push_back(llvm::json::Object{{"name", output.name},
+                                         {"role", "output"},
+                                         {"dtype", output.dtype},
+                                         {"shape", std::move(shape)},
+                                         {"file", file}});
   }
   llvm::json::Object shape;
   for (const auto &d : dims)
@@ -457,13 +458,11 @@ int run(MLIRContext &context) {
     Type type = func.getArgument(i).getType();
     if (auto tensorType = dyn_cast<RankedTensorType>(type)) {
       std::string dtype = atrex::dtypeName(tensorType.getElementType());
-      if (dtype != t->dtype ||
-          !llvm::equal(tensorType.getShape(), t->shape))
+      if (dtype != t->dtype || !llvm::equal(tensorType.getShape(), t->shape))
         return fail("input '" + t->name + "' is " + t->dtype + " of shape [" +
-                    llvm::join(llvm::map_range(t->shape,
-                                               [](int64_t d) {
-                                                 return std::to_string(d);
-                                               }),
+                    llvm::join(llvm::map_range(
+                                   t->shape,
+                                   [](int64_t d) { return std::to_string(d); }),
                                ", ") +
                     "] but the instantiated definition wants " + dtype);
       inputs[i].data = t->data;
@@ -484,10 +483,9 @@ int run(MLIRContext &context) {
     if (!type || !resultName)
       return fail("result #" + llvm::Twine(i) +
                   " must be a named tensor (atrex.name)");
-    outputs.push_back({resultName.str(),
-                       atrex::dtypeName(type.getElementType()),
-                       std::vector<int64_t>(type.getShape().begin(),
-                                            type.getShape().end())});
+    outputs.push_back(
+        {resultName.str(), atrex::dtypeName(type.getElementType()),
+         std::vector<int64_t>(type.getShape().begin(), type.getShape().end())});
     size_t width = *dtypeBytes(atrex::dtypeName(type.getElementType()));
     results[i].data.assign(type.getNumElements() * width, 0);
     makeDescriptor(results[i], type.getShape());
@@ -535,8 +533,8 @@ int run(MLIRContext &context) {
   for (ArgStorage &arg : results)
     packed.push_back(&arg.pointer);
   if (auto err = (*engine)->invokePacked("_mlir_ciface_" + name, packed))
-    return fail("running '" + name + "' failed: " +
-                llvm::toString(std::move(err)));
+    return fail("running '" + name +
+                "' failed: " + llvm::toString(std::move(err)));
 
   // Out-parameters were filled through the descriptors' pointers.
   if (auto err = writeOutputs(outputs, *dir, *dims, results))

@@ -4,7 +4,8 @@
 // definitions' arguments, results and `atrex.entry`, docs/contributing.md)
 // and writes the plain C++ table the runtime includes:
 //
-//   atrex-optable [--ops suites/atrex-serve/ops] [-o runtime/lib/support/OpTable.inc]
+//   atrex-optable [--ops suites/atrex-serve/ops] [-o
+//   runtime/lib/support/OpTable.inc]
 //
 // The runtime builds without LLVM, so the table is committed; the build's
 // `update-optable` target rewrites it and test/suite/optable.test fails when
@@ -25,10 +26,12 @@
 namespace cl = llvm::cl;
 
 static cl::OptionCategory ToolCat("atrex-optable options");
-static cl::opt<std::string> OpsDir(cl::cat(ToolCat), "ops",
-                                   cl::desc("Folder of operator definitions (*.mlir)"),
-                                   cl::init("suites/atrex-serve/ops"));
-static cl::opt<std::string> Output(cl::cat(ToolCat), "o", cl::desc("Output file ('-' for stdout)"),
+static cl::opt<std::string>
+    OpsDir(cl::cat(ToolCat), "ops",
+           cl::desc("Folder of operator definitions (*.mlir)"),
+           cl::init("suites/atrex-serve/ops"));
+static cl::opt<std::string> Output(cl::cat(ToolCat), "o",
+                                   cl::desc("Output file ('-' for stdout)"),
                                    cl::value_desc("file"), cl::init("-"));
 
 int main(int argc, char **argv) {
@@ -38,7 +41,8 @@ int main(int argc, char **argv) {
   std::string Dir = atrex::dataPath(OpsDir, ATREX_SOURCE_DIR, argv[0]);
   auto Lib = atrex::OperatorLibrary::load(Dir);
   if (!Lib) {
-    llvm::errs() << "atrex-optable: error: " << llvm::toString(Lib.takeError()) << "\n";
+    llvm::errs() << "atrex-optable: error: " << llvm::toString(Lib.takeError())
+                 << "\n";
     return 1;
   }
   auto Entries = atrex::readOperatorEntries(**Lib);
@@ -65,8 +69,8 @@ int main(int argc, char **argv) {
   std::error_code EC;
   llvm::raw_fd_ostream File(Output, EC, llvm::sys::fs::OF_Text);
   if (EC) {
-    llvm::errs() << "atrex-optable: error: cannot write '" << Output << "': " << EC.message()
-                 << "\n";
+    llvm::errs() << "atrex-optable: error: cannot write '" << Output
+                 << "': " << EC.message() << "\n";
     return 1;
   }
   File << Text;

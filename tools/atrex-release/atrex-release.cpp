@@ -11,10 +11,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "atrex/Support/DataPath.h"
 #include "atrex/Roofline/OperatorLibrary.h"
 #include "atrex/Suite/Release.h"
 #include "atrex/Suite/Suite.h"
+#include "atrex/Support/DataPath.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -30,21 +30,25 @@ static cl::OptionCategory ToolCat("atrex-release options");
 static cl::SubCommand PackCmd("pack", "Write the public and sealed bundles");
 static cl::SubCommand VerifyCmd("verify",
                                 "Check a sealed bundle against a public one");
-static cl::SubCommand RefreshCmd(
-    "refresh", "New sealed bundle with refreshed weights, same public bundle");
+static cl::SubCommand
+    RefreshCmd("refresh",
+               "New sealed bundle with refreshed weights, same public bundle");
 
-static cl::opt<std::string> SuitePath(cl::cat(ToolCat), "suite", cl::sub(PackCmd),
-                                      cl::desc("suite.json"),
-                                      cl::init("suites/atrex-serve/suite.json"));
+static cl::opt<std::string>
+    SuitePath(cl::cat(ToolCat), "suite", cl::sub(PackCmd),
+              cl::desc("suite.json"),
+              cl::init("suites/atrex-serve/suite.json"));
 static cl::opt<std::string>
     SuiteDir(cl::cat(ToolCat), "suite-dir", cl::sub(PackCmd),
              cl::desc("Directory the suite's relative paths resolve against "
                       "(default: the directory of --suite)"));
-static cl::opt<std::string> PublicDir(cl::cat(ToolCat), "public", cl::sub(PackCmd),
-                                      cl::sub(VerifyCmd), cl::sub(RefreshCmd),
+static cl::opt<std::string> PublicDir(cl::cat(ToolCat), "public",
+                                      cl::sub(PackCmd), cl::sub(VerifyCmd),
+                                      cl::sub(RefreshCmd),
                                       cl::desc("Public bundle directory"));
-static cl::opt<std::string> SealedDir(cl::cat(ToolCat), "sealed", cl::sub(PackCmd),
-                                      cl::sub(VerifyCmd), cl::sub(RefreshCmd),
+static cl::opt<std::string> SealedDir(cl::cat(ToolCat), "sealed",
+                                      cl::sub(PackCmd), cl::sub(VerifyCmd),
+                                      cl::sub(RefreshCmd),
                                       cl::desc("Sealed bundle directory"));
 static cl::list<std::string>
     Gpus(cl::cat(ToolCat), "gpu", cl::sub(PackCmd),
@@ -113,12 +117,13 @@ static int pack() {
       ExitOnErr(createStringError("--seed must be an integer below 2^53"));
     Options.Seed = N;
   }
-  suite::Suite S = ExitOnErr(suite::readSuite(atrex::dataPath(SuitePath, ATREX_SOURCE_DIR, Argv0), SuiteDir));
+  suite::Suite S = ExitOnErr(suite::readSuite(
+      atrex::dataPath(SuitePath, ATREX_SOURCE_DIR, Argv0), SuiteDir));
   auto Ops = ExitOnErr(OperatorLibrary::load(S.resolve(S.Ops)));
   auto Specs = ExitOnErr(suite::readEntrySpecs(S.resolve(S.Specs)));
   ExitOnErr(release::pack(S, *Ops, Specs, Options));
-  outs() << "packed " << S.Problems.size() << " problems: public "
-         << PublicDir << ", sealed " << SealedDir << "\n";
+  outs() << "packed " << S.Problems.size() << " problems: public " << PublicDir
+         << ", sealed " << SealedDir << "\n";
   return 0;
 }
 
@@ -149,8 +154,7 @@ int main(int argc, char **argv) {
     ExitOnErr(release::refreshWeights(PublicDir, SealedDir, Weights, Output,
                                       &errs()));
     ExitOnErr(release::verify(PublicDir, Output));
-    outs() << Output << ": sealed bundle with weights from " << Weights
-           << "\n";
+    outs() << Output << ": sealed bundle with weights from " << Weights << "\n";
     return 0;
   }
   errs() << "atrex-release: error: give a command: pack, verify or refresh "

@@ -12,10 +12,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "atrex/Support/DataPath.h"
 #include "atrex/Passes/SemanticWork.h"
 #include "atrex/Roofline/OperatorLibrary.h"
 #include "atrex/Roofline/Roofline.h"
+#include "atrex/Support/DataPath.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -35,23 +35,31 @@ namespace cl = llvm::cl;
 
 static cl::OptionCategory ToolCat("atrex-roofline options");
 static cl::opt<std::string>
-    opsDir(cl::cat(ToolCat), "ops", cl::desc("Folder of operator definitions (*.mlir)"),
+    opsDir(cl::cat(ToolCat), "ops",
+           cl::desc("Folder of operator definitions (*.mlir)"),
            cl::init("suites/atrex-serve/ops"));
-static cl::opt<std::string> opName(cl::cat(ToolCat), "op", cl::desc("Only this operator"));
+static cl::opt<std::string> opName(cl::cat(ToolCat), "op",
+                                   cl::desc("Only this operator"));
 static cl::opt<std::string>
-    shapeOpt(cl::cat(ToolCat), "shape", cl::desc("One problem of --op: K=V,... instead of the "
-                               "operator's atrex.examples"));
+    shapeOpt(cl::cat(ToolCat), "shape",
+             cl::desc("One problem of --op: K=V,... instead of the "
+                      "operator's atrex.examples"));
 static cl::opt<std::string>
-    factsOpt(cl::cat(ToolCat), "facts", cl::desc("Facts of the --shape problem: a JSON file or a "
-                               "tensor directory of its concrete inputs"));
+    factsOpt(cl::cat(ToolCat), "facts",
+             cl::desc("Facts of the --shape problem: a JSON file or a "
+                      "tensor directory of its concrete inputs"));
 static cl::opt<std::string>
-    dtypesOpt(cl::cat(ToolCat), "dtypes", cl::desc("Dtype parameters of the --shape problem, "
-                                 "e.g. act=f16"));
-static cl::opt<std::string> hwPath(cl::cat(ToolCat), "hw", cl::desc("Hardware table"),
+    dtypesOpt(cl::cat(ToolCat), "dtypes",
+              cl::desc("Dtype parameters of the --shape problem, "
+                       "e.g. act=f16"));
+static cl::opt<std::string> hwPath(cl::cat(ToolCat), "hw",
+                                   cl::desc("Hardware table"),
                                    cl::init("hw/gpus.json"));
-static cl::opt<std::string> gpuOpt(cl::cat(ToolCat), "gpu", cl::desc("GPU name or 'all'"),
+static cl::opt<std::string> gpuOpt(cl::cat(ToolCat), "gpu",
+                                   cl::desc("GPU name or 'all'"),
                                    cl::init("all"));
-static cl::opt<std::string> formatOpt(cl::cat(ToolCat), "format", cl::desc("text or json"),
+static cl::opt<std::string> formatOpt(cl::cat(ToolCat), "format",
+                                      cl::desc("text or json"),
                                       cl::init("text"));
 
 namespace {
@@ -212,9 +220,8 @@ void printText(llvm::raw_ostream &os, const std::vector<atrex::GpuSpec> &gpus,
         continue;
       auto engine = [&](const char *name) {
         auto it = row.work.flops.find(name);
-        return it == row.work.flops.end()
-                   ? std::string("-")
-                   : flopString(it->second);
+        return it == row.work.flops.end() ? std::string("-")
+                                          : flopString(it->second);
       };
       uint64_t special = 0;
       for (const auto &fn : row.work.special)
@@ -234,7 +241,9 @@ void printText(llvm::raw_ostream &os, const std::vector<atrex::GpuSpec> &gpus,
           llvm::formatv("{0:e2}", bytes).str().c_str(),
           llvm::formatv("{0:f2}", row.roofline.intensity()).str().c_str(),
           primary.memoryBound() ? "memory" : "compute",
-          llvm::formatv("{0:f3}", row.roofline.Datasheet.seconds() * 1e6).str().c_str(),
+          llvm::formatv("{0:f3}", row.roofline.Datasheet.seconds() * 1e6)
+              .str()
+              .c_str(),
           measured.c_str());
     }
     os << "\n";
@@ -262,7 +271,8 @@ int main(int argc, char **argv) {
     return fail("--facts needs --shape (examples carry their own facts)");
 
   const std::string hwFile = atrex::dataPath(hwPath, ATREX_SOURCE_DIR, argv[0]);
-  const std::string opsFolder = atrex::dataPath(opsDir, ATREX_SOURCE_DIR, argv[0]);
+  const std::string opsFolder =
+      atrex::dataPath(opsDir, ATREX_SOURCE_DIR, argv[0]);
   auto table = atrex::loadHardwareTable(hwFile);
   if (!table)
     return fail(llvm::toString(table.takeError()));

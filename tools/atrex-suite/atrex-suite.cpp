@@ -12,12 +12,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "atrex/Support/DataPath.h"
 #include "atrex-rt/Protocol.h"
-#include "atrex/Support/JSON.h"
 #include "atrex/Roofline/OperatorLibrary.h"
 #include "atrex/Roofline/Roofline.h"
 #include "atrex/Suite/Suite.h"
+#include "atrex/Support/DataPath.h"
+#include "atrex/Support/JSON.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -40,9 +40,10 @@ static cl::SubCommand CheckCmd("check", "Check every problem of suite.json");
 static cl::SubCommand PlanCmd("plan", "Write an atrex-gate plan for a "
                                       "submission set");
 
-static cl::opt<std::string> ConfigPath(cl::cat(ToolCat), "config", cl::sub(BuildCmd),
-                                       cl::desc("Suite configuration"),
-                                       cl::init("suites/atrex-serve/suite.yaml"));
+static cl::opt<std::string>
+    ConfigPath(cl::cat(ToolCat), "config", cl::sub(BuildCmd),
+               cl::desc("Suite configuration"),
+               cl::init("suites/atrex-serve/suite.yaml"));
 static cl::opt<std::string>
     Output(cl::cat(ToolCat), "o", cl::sub(BuildCmd), cl::sub(PlanCmd),
            cl::desc("Output file (build: default suite.json next to the "
@@ -52,9 +53,10 @@ static cl::opt<std::string>
             cl::desc("build: atrex-weights file (trace-derived) instead of "
                      "the serving-mix model; plan: sealed weights.json "
                      "(default: next to --sealed)"));
-static cl::opt<std::string> SuitePath(cl::cat(ToolCat), "suite", cl::sub(CheckCmd),
-                                      cl::desc("suite.json"),
-                                      cl::init("suites/atrex-serve/suite.json"));
+static cl::opt<std::string>
+    SuitePath(cl::cat(ToolCat), "suite", cl::sub(CheckCmd),
+              cl::desc("suite.json"),
+              cl::init("suites/atrex-serve/suite.json"));
 static cl::opt<std::string>
     SuiteDir(cl::cat(ToolCat), "suite-dir", cl::sub(CheckCmd),
              cl::desc("Directory the suite's relative paths resolve against "
@@ -66,7 +68,8 @@ static cl::opt<std::string>
 static cl::opt<std::string> SetDir(cl::cat(ToolCat), "set", cl::sub(PlanCmd),
                                    cl::desc("Submission set: <operator>.cu "
                                             "per operator"));
-static cl::opt<std::string> SealedPath(cl::cat(ToolCat), "sealed", cl::sub(PlanCmd),
+static cl::opt<std::string> SealedPath(cl::cat(ToolCat), "sealed",
+                                       cl::sub(PlanCmd),
                                        cl::desc("sealed.json"));
 static cl::opt<std::string> Gpu(cl::cat(ToolCat), "gpu", cl::sub(PlanCmd),
                                 cl::desc("GPU of the floors"),
@@ -98,8 +101,8 @@ static Expected<json::Value> readJSON(StringRef Path) {
                              "': " + Buffer.getError().message());
   auto V = json::parse((*Buffer)->getBuffer());
   if (!V)
-    return createStringError("'" + Path + "' is not valid JSON: " +
-                             toString(V.takeError()));
+    return createStringError("'" + Path +
+                             "' is not valid JSON: " + toString(V.takeError()));
   return V;
 }
 
@@ -107,8 +110,8 @@ static void writeOut(StringRef Path, const json::Value &V) {
   std::error_code EC;
   raw_fd_ostream OS(Path, EC, sys::fs::OF_None);
   if (EC)
-    ExitOnErr(createStringError("cannot write '" + Path +
-                                "': " + EC.message()));
+    ExitOnErr(
+        createStringError("cannot write '" + Path + "': " + EC.message()));
   OS << formatv("{0:2}", V) << "\n";
 }
 
@@ -176,10 +179,11 @@ static int check() {
       json::Object Shape;
       for (const auto &[K, V] : P.EntryShape)
         Shape[K] = V;
-      Problems.push_back(json::Object{{"id", P.Id},
-                                      {"operator", P.Operator},
-                                      {"shape", std::move(Shape)},
-                                      {"shape_arg", shapeString(P.EntryShape)}});
+      Problems.push_back(
+          json::Object{{"id", P.Id},
+                       {"operator", P.Operator},
+                       {"shape", std::move(Shape)},
+                       {"shape_arg", shapeString(P.EntryShape)}});
     }
     writeOut(RefList, json::Object{{"format", "atrex-ref-checklist"},
                                    {"version", 1},
@@ -257,8 +261,8 @@ static int plan() {
                                   "].roofline." + Gpu + ": no floor"));
     const json::Value *Shape = P->get("shape");
     if (!Shape)
-      ExitOnErr(createStringError(SealedPath + ": problems[" + Id +
-                                  "]: no shape"));
+      ExitOnErr(
+          createStringError(SealedPath + ": problems[" + Id + "]: no shape"));
     json::Object Extra{{"phase", P->getString("phase").value_or("")}};
     if (W.count(Id))
       Extra["weight"] = W[Id];
@@ -308,15 +312,16 @@ static int plan() {
                                        {"problems", std::move(List)}});
   }
   if (Submissions.empty())
-    ExitOnErr(createStringError("no <operator>.cu of the suite in '" +
-                                SetDir + "'"));
+    ExitOnErr(
+        createStringError("no <operator>.cu of the suite in '" + SetDir + "'"));
   if (!Missing.empty())
     errs() << "atrex-suite: note: no submission in '" << SetDir
            << "' for: " << join(Missing, ", ") << "\n";
-  writeOut(Output, json::Object{{"schema", atrex::rt::protocol::kPlanSchema},
-                                {"settings", json::Object{{"gpu", Gpu.getValue()},
-                                                          {"seed", SeedJSON}}},
-                                {"submissions", std::move(Submissions)}});
+  writeOut(Output,
+           json::Object{{"schema", atrex::rt::protocol::kPlanSchema},
+                        {"settings", json::Object{{"gpu", Gpu.getValue()},
+                                                  {"seed", SeedJSON}}},
+                        {"submissions", std::move(Submissions)}});
   return 0;
 }
 

@@ -43,19 +43,23 @@ static cl::opt<std::string>
     MapPath(cl::cat(ToolCat), "map", cl::desc("Operator mapping rules (YAML)"),
             cl::init("suites/atrex-serve/trace-map.yaml"));
 static cl::opt<std::string>
-    FleetPath(cl::cat(ToolCat), "fleet", cl::desc("Fleet description: applications, card-hours "
-                                "and their traces (YAML); without it each "
-                                "trace is an application of 1 card-hour"));
+    FleetPath(cl::cat(ToolCat), "fleet",
+              cl::desc("Fleet description: applications, card-hours "
+                       "and their traces (YAML); without it each "
+                       "trace is an application of 1 card-hour"));
 static cl::opt<double>
     Coverage(cl::cat(ToolCat), "coverage",
              cl::desc("Share of mapped, shaped GPU time the hot problems "
                       "cover"),
              cl::init(0.9));
-static cl::opt<std::string> Output(cl::cat(ToolCat), "o", cl::desc("Write the weights JSON here "
-                                                 "('-' for stdout)"));
-static cl::opt<bool> Quiet(cl::cat(ToolCat), "quiet", cl::desc("No summary table"));
+static cl::opt<std::string> Output(cl::cat(ToolCat), "o",
+                                   cl::desc("Write the weights JSON here "
+                                            "('-' for stdout)"));
+static cl::opt<bool> Quiet(cl::cat(ToolCat), "quiet",
+                           cl::desc("No summary table"));
 static cl::opt<std::string>
-    OpsDir(cl::cat(ToolCat), "ops", cl::desc("check-map: folder of operator definitions"),
+    OpsDir(cl::cat(ToolCat), "ops",
+           cl::desc("check-map: folder of operator definitions"),
            cl::init("suites/atrex-serve/ops"));
 static cl::opt<bool>
     PrintFeatures(cl::cat(ToolCat), "print-features",

@@ -18,6 +18,7 @@
 #include "atrex/Lint/ModelBuilder.h"
 #include "atrex/Lint/Policy.h"
 #include "atrex/Lint/Report.h"
+#include "atrex/Support/JSONFile.h"
 #include "clang/AST/ASTConsumer.h"
 #include "clang/Basic/DiagnosticIDs.h"
 #include "clang/Basic/FileManager.h"
@@ -50,16 +51,10 @@ public:
     if (!M.Files.empty())
       R.Path = M.Files.front();
     emit(R);
-    if (!JsonOut.empty()) {
-      std::error_code EC;
-      raw_fd_ostream OS(JsonOut, EC);
-      if (EC) {
+    if (!JsonOut.empty())
+      if (Error Err = atrex::writeJSONFile(JsonOut, toJSON({R})))
         report(DiagnosticsEngine::Error, {},
-               "atrex: cannot write '" + JsonOut + "': " + EC.message());
-        return;
-      }
-      OS << formatv("{0:2}", toJSON({R})) << "\n";
-    }
+               "atrex: " + toString(std::move(Err)));
   }
 
 private:
@@ -79,14 +74,16 @@ private:
     // Custom diagnostics are outside clang's -Werror mapping: honour it here.
     if (L == DiagnosticsEngine::Warning && D.getWarningsAsErrors())
       L = DiagnosticsEngine::Error;
-    diag::Severity S = L == DiagnosticsEngine::Error     ? diag::Severity::Error
-                       : L == DiagnosticsEngine::Warning ? diag::Severity::Warning
-                       : L == DiagnosticsEngine::Remark  ? diag::Severity::Remark
-                                                         : diag::Severity::Ignored;
-    unsigned Class = L == DiagnosticsEngine::Error     ? DiagnosticIDs::CLASS_ERROR
-                     : L == DiagnosticsEngine::Warning ? DiagnosticIDs::CLASS_WARNING
-                     : L == DiagnosticsEngine::Remark  ? DiagnosticIDs::CLASS_REMARK
-                                                       : DiagnosticIDs::CLASS_NOTE;
+    diag::Severity S =
+        L == DiagnosticsEngine::Error     ? diag::Severity::Error
+        : L == DiagnosticsEngine::Warning ? diag::Severity::Warning
+        : L == DiagnosticsEngine::Remark  ? diag::Severity::Remark
+                                          : diag::Severity::Ignored;
+    unsigned Class =
+        L == DiagnosticsEngine::Error     ? DiagnosticIDs::CLASS_ERROR
+        : L == DiagnosticsEngine::Warning ? DiagnosticIDs::CLASS_WARNING
+        : L == DiagnosticsEngine::Remark  ? DiagnosticIDs::CLASS_REMARK
+                                          : DiagnosticIDs::CLASS_NOTE;
     unsigned ID = D.getDiagnosticIDs()->getCustomDiagID(
         DiagnosticIDs::CustomDiagDesc(S, "%0", Class));
     D.Report(Loc, ID) << Message;
@@ -145,8 +142,8 @@ protected:
                  const std::vector<std::string> &Args) override {
     DiagnosticsEngine &D = CI.getDiagnostics();
     auto Error = [&](const std::string &Msg) {
-      unsigned ID = D.getDiagnosticIDs()->getCustomDiagID(
-          DiagnosticIDs::Error, "%0");
+      unsigned ID =
+          D.getDiagnosticIDs()->getCustomDiagID(DiagnosticIDs::Error, "%0");
       D.Report(ID) << Msg;
       return false;
     };
@@ -166,7 +163,8 @@ protected:
           Opts.ModeReason = "set with -fplugin-arg-atrex-mode=" + Arg.str();
         } else {
           return Error("atrex: mode must be submission, program, library or "
-                       "auto, not '" + Arg.str() + "'");
+                       "auto, not '" +
+                       Arg.str() + "'");
         }
       } else if (Arg.consume_front("policy=")) {
         Expected<Policy> P = Policy::load(Arg);

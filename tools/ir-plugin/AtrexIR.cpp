@@ -6,8 +6,9 @@
 //   opt-22 -load-pass-plugin=AtrexIR.so -passes=atrex-lint -disable-output k.ll
 //   clang++-22 -fpass-plugin=AtrexIR.so -c k.cu     (runs at pipeline start)
 //
-// Options: -atrex-policy=FILE, -atrex-entry=NAME[,NAME], -atrex-format=text|json.
-// Diagnostics go to stderr; the pass never changes the module.
+// Options: -atrex-policy=FILE, -atrex-entry=NAME[,NAME],
+// -atrex-format=text|json. Diagnostics go to stderr; the pass never changes the
+// module.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,8 +63,7 @@ struct AtrexLintPass : PassInfoMixin<AtrexLintPass> {
 } // namespace
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
-  return {LLVM_PLUGIN_API_VERSION, "atrex-lint", "0.1.0",
-          [](PassBuilder &PB) {
+  return {LLVM_PLUGIN_API_VERSION, "atrex-lint", "0.1.0", [](PassBuilder &PB) {
             PB.registerPipelineParsingCallback(
                 [](StringRef Name, ModulePassManager &MPM,
                    ArrayRef<PassBuilder::PipelineElement>) {

@@ -27,8 +27,8 @@ namespace atrex::agent {
 /// the starting submission while nothing was accepted.
 struct Kernel {
   std::string Source;
-  std::string Hash;     ///< SHA-256 of Source
-  std::string File;     ///< candidates/<hash>.cu in the run directory
+  std::string Hash; ///< SHA-256 of Source
+  std::string File; ///< candidates/<hash>.cu in the run directory
   unsigned Iteration = 0;
   bool Accepted = false; ///< false: the starting submission, not accepted
   double S = 0;          ///< S_i (0 while not accepted)
@@ -56,7 +56,7 @@ struct Context {
   /// Non-empty right after a dropout: the one line the masked history left.
   std::string DropoutNote;
   unsigned Dropouts = 0;
-  bool Measured = true; ///< false under --no-gate
+  bool Measured = true;      ///< false under --no-gate
   std::string Dir;           ///< the iteration's directory
   std::string ContextFile;   ///< context.json (this, written before propose)
   std::string BestFile;      ///< best.cu: the best kernel's source
@@ -73,8 +73,8 @@ struct Candidate {
   /// Why there is no candidate (a crash, an exit status, no file written);
   /// "" when there is one.
   std::string Failure;
-  std::string Backend;          ///< "command"
-  std::string Command;          ///< the command line as run
+  std::string Backend;           ///< "command"
+  std::string Command;           ///< the command line as run
   std::optional<int> ExitStatus; ///< none: did not exit (signal, timeout)
   double WallS = 0;
   std::optional<int64_t> TokensIn, TokensOut;

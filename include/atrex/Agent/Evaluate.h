@@ -38,7 +38,7 @@ struct Evaluation {
   std::string LintVerdict; ///< adopted, fallback, ... or "error"
   std::vector<std::string> LintReasons;
   std::vector<std::string> LintErrors; ///< compiler errors (first few)
-  std::string LintError; ///< the linter could not give a verdict
+  std::string LintError;               ///< the linter could not give a verdict
   // Dynamic side.
   bool Measured = false; ///< the gate ran (false under --no-gate)
   std::string GateStatus, GateStage, GateReason, GateVerdict;

@@ -28,8 +28,8 @@
 namespace atrex::agent {
 
 struct LoopOptions {
-  unsigned Iterations = 5;  ///< candidate iterations in all (resume included)
-  double WallSeconds = 0;   ///< of this invocation; 0: no limit
+  unsigned Iterations = 5;   ///< candidate iterations in all (resume included)
+  double WallSeconds = 0;    ///< of this invocation; 0: no limit
   unsigned DropoutAfter = 3; ///< k: iterations without improvement; 0: off
   /// m: the last m iterations without improvement failed the same way;
   /// 0: off.
@@ -60,7 +60,7 @@ class LoopState {
 public:
   Kernel Best;
   bool HaveAccepted = false;
-  std::vector<HistoryEntry> History;  ///< since the last dropout
+  std::vector<HistoryEntry> History;   ///< since the last dropout
   std::vector<std::string> StaleKinds; ///< kinds since the last improvement
   std::string DropoutNote;
   unsigned Dropouts = 0;
@@ -70,16 +70,15 @@ public:
   /// The accept rule, without changing the state.
   Outcome decide(const Evaluation &E, const LoopOptions &O) const;
   /// Records an iteration's evaluated candidate as decided.
-  void recordEvaluated(unsigned Iteration, const Kernel &K,
-                       const Evaluation &E, const Outcome &Out);
+  void recordEvaluated(unsigned Iteration, const Kernel &K, const Evaluation &E,
+                       const Outcome &Out);
   /// Records an iteration whose backend gave no candidate.
   void recordBackendFailure(unsigned Iteration, const std::string &Why);
   /// Whether a dropout is due now.
   std::optional<DropoutDue> dropoutDue(const LoopOptions &O) const;
   /// Masks the history: only the best kernel and a note remain; the
   /// counters restart. Returns the masked iterations.
-  std::vector<unsigned> dropout(unsigned AfterIteration,
-                                const DropoutDue &Why);
+  std::vector<unsigned> dropout(unsigned AfterIteration, const DropoutDue &Why);
 };
 
 struct RunOptions {

@@ -21,15 +21,15 @@
 namespace atrex::agent {
 
 struct Problem {
-  std::string Suite;    ///< the suite's name
-  std::string Id;       ///< the suite's problem id (p0009)
-  std::string Operator; ///< rms_norm
-  std::string Phase;    ///< prefill, decode
+  std::string Suite;                    ///< the suite's name
+  std::string Id;                       ///< the suite's problem id (p0009)
+  std::string Operator;                 ///< rms_norm
+  std::string Phase;                    ///< prefill, decode
   std::map<std::string, int64_t> Shape; ///< entry shape (the gate's keys)
-  std::string Signature; ///< the entry point's C++ signature
-  std::string Summary;   ///< the entry's one-line summary
-  std::string KeyDoc;    ///< what the shape keys mean
-  std::string Gpu;       ///< hardware-table name (H200)
+  std::string Signature;                ///< the entry point's C++ signature
+  std::string Summary;                  ///< the entry's one-line summary
+  std::string KeyDoc;                   ///< what the shape keys mean
+  std::string Gpu;                      ///< hardware-table name (H200)
   double TRooflineS = 0; ///< score ceiling (measured, else datasheet)
   std::string Ceiling;   ///< "measured" or "datasheet"
   std::string Regime;    ///< "memory" or "compute"

@@ -27,15 +27,13 @@ enum ModeMask : unsigned {
 struct CheckInfo {
   llvm::StringRef Name;
   llvm::StringRef Summary;
-  Verdict Implies;      ///< when reported as a warning or an error
-  Severity Default;     ///< when the policy says nothing
-  unsigned Modes;       ///< ModeMask bits
-  bool Rule;            ///< a list of symbols in the policy's rules
+  Verdict Implies;        ///< when reported as a warning or an error
+  Severity Default;       ///< when the policy says nothing
+  unsigned Modes;         ///< ModeMask bits
+  bool Rule;              ///< a list of symbols in the policy's rules
   llvm::StringRef Phrase; ///< rule checks: "call to 'f' <Phrase>"
 
-  bool appliesIn(AnalysisMode M) const {
-    return Modes & (1u << unsigned(M));
-  }
+  bool appliesIn(AnalysisMode M) const { return Modes & (1u << unsigned(M)); }
 };
 
 /// Every check's name as a constant (checks::NoKernel is "atrex-no-kernel"),

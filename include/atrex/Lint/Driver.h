@@ -4,8 +4,8 @@
 #define ATREX_LINT_DRIVER_H
 
 #include "atrex/Lint/Analysis.h"
-#include "atrex/Lint/Isolation.h"
 #include "atrex/Lint/Finding.h"
+#include "atrex/Lint/Isolation.h"
 #include "llvm/Support/Error.h"
 #include <string>
 #include <vector>
@@ -16,12 +16,12 @@ class Policy;
 
 /// Where the CUDA, HIP, PyTorch and Clang pieces live on this machine.
 struct Toolchain {
-  std::string CudaPath;      ///< empty when not found
-  unsigned CudaVersion = 0;  ///< CUDA_VERSION of its cuda.h (13000); 0: unknown
-  std::string ResourceDir;   ///< clang's resource directory
+  std::string CudaPath;     ///< empty when not found
+  unsigned CudaVersion = 0; ///< CUDA_VERSION of its cuda.h (13000); 0: unknown
+  std::string ResourceDir;  ///< clang's resource directory
   std::vector<std::string> TorchIncludes;
   std::string PythonInclude;
-  std::string HipInclude;    ///< directory holding hip/hip_runtime.h
+  std::string HipInclude; ///< directory holding hip/hip_runtime.h
   /// Directory holding cutlass/cutlass.h and cute/tensor.hpp (PyPI
   /// nvidia-cutlass, or $ATREX_CUTLASS_INCLUDE); empty when not found.
   std::string CutlassInclude;
@@ -90,8 +90,8 @@ std::string defaultPCHDir();
 
 /// The clang command line atrex-lint parses \p File with (without the
 /// precompiled prefix), for --print-command and the benchmarks.
-llvm::Expected<std::vector<std::string>>
-commandFor(llvm::StringRef File, const LintOptions &Opts);
+llvm::Expected<std::vector<std::string>> commandFor(llvm::StringRef File,
+                                                    const LintOptions &Opts);
 
 /// Lints every input and returns one result per submission, in input order.
 /// Per-file problems (unreadable, does not parse, analysis crashed) are

@@ -60,12 +60,12 @@ struct FindingNote {
 };
 
 struct Finding {
-  std::string Check;    ///< e.g. "atrex-delegation-vendor"
+  std::string Check; ///< e.g. "atrex-delegation-vendor"
   Severity Sev = Severity::Warning;
-  std::string Message;  ///< lower-case, no trailing period
+  std::string Message; ///< lower-case, no trailing period
   SourcePos Pos;
-  std::string Library;  ///< delegation / evasion category ("cuBLAS", "dlopen")
-  std::string Symbol;   ///< the callee or symbol at fault
+  std::string Library; ///< delegation / evasion category ("cuBLAS", "dlopen")
+  std::string Symbol;  ///< the callee or symbol at fault
   std::vector<std::string> CallPath; ///< entry first, function holding Pos last
   std::vector<FindingNote> Notes;
 
@@ -83,8 +83,8 @@ struct KernelInfo {
 
 /// The result for one submission (one input file, or a group of files).
 struct SubmissionResult {
-  std::string Path;                ///< the file, or the submission's name
-  std::vector<std::string> Files;  ///< every translation unit analysed
+  std::string Path;               ///< the file, or the submission's name
+  std::vector<std::string> Files; ///< every translation unit analysed
   Verdict V = Verdict::Unknown;
   std::vector<std::string> Reasons;
   std::vector<Finding> Findings;

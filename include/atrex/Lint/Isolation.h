@@ -1,4 +1,5 @@
-//===- Isolation.h - run analyses in child processes with limits -*- C++ -*-===//
+//===- Isolation.h - run analyses in child processes with limits -*- C++
+//-*-===//
 //
 // Part of atrex. A pathological input (a 5 MB single line, 200,000
 // redefinitions, a macro that expands to billions of tokens) can keep clang
@@ -25,8 +26,8 @@ struct ChildLimits {
 };
 
 struct ChildOutcome {
-  bool OK = false;     ///< the task ran to its end and returned Output
-  std::string Output;  ///< what the task returned (OK only)
+  bool OK = false;    ///< the task ran to its end and returned Output
+  std::string Output; ///< what the task returned (OK only)
   /// Why it did not (!OK), as a phrase: "ran past the 300 s limit
   /// (--timeout)", "used more than 8192 MiB (--max-rss)", "crashed (signal
   /// 11: Segmentation fault)", "exited with status 3".

@@ -100,7 +100,7 @@ struct FunctionNode {
   /// Defined in the file being linted, not in a header it includes (library
   /// mode judges the file's own functions).
   bool InMainFile = false;
-  std::string PatternKey;         ///< pattern of a template instance
+  std::string PatternKey; ///< pattern of a template instance
   std::vector<Site> Sites;
   std::vector<std::string> GlobalRefs; ///< keys of user globals used
   std::vector<StateVar> StaticLocals;

@@ -21,7 +21,6 @@ class Policy;
 std::unique_ptr<clang::ASTConsumer>
 createModelConsumer(clang::CompilerInstance &CI, const Policy &P, Model &Out);
 
-
 } // namespace lint
 } // namespace atrex
 

@@ -28,9 +28,9 @@ enum class RuleContext { Host, Device, Any };
 struct SymbolRule {
   std::string Id;
   RuleAction Action = RuleAction::Allow;
-  std::string Check;    ///< check the finding is reported under
-  std::string Library;  ///< "cuBLAS", "PyTorch/ATen", "dlopen", ...
-  std::string Message;  ///< optional extra explanation
+  std::string Check;   ///< check the finding is reported under
+  std::string Library; ///< "cuBLAS", "PyTorch/ATen", "dlopen", ...
+  std::string Message; ///< optional extra explanation
   RuleContext Context = RuleContext::Host;
   std::vector<std::string> Symbols; ///< globs on template-free qualified names
   std::vector<std::string> Headers; ///< globs on the declaring file's path
@@ -65,7 +65,7 @@ public:
   std::string Description;
   std::vector<SymbolRule> Rules; ///< first match wins
   std::map<std::string, Severity> Checks;
-  std::vector<std::string> LaunchApis;     ///< calls whose kernel arguments launch
+  std::vector<std::string> LaunchApis; ///< calls whose kernel arguments launch
   std::vector<std::string> RuntimeSymbols; ///< may not be redefined
   std::vector<std::string> TimingSymbols;  ///< may never be defined
   std::vector<std::string> StreamCreate;   ///< create a side stream
@@ -117,8 +117,6 @@ private:
   };
   std::shared_ptr<Compiled> C;
 };
-
-
 
 } // namespace lint
 } // namespace atrex

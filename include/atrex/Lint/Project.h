@@ -1,4 +1,5 @@
-//===- Project.h - where a linted file's project begins and ends -*- C++ -*-===//
+//===- Project.h - where a linted file's project begins and ends -*- C++
+//-*-===//
 //
 // Part of atrex. The project of a file is the tree under its repository
 // root (the nearest ancestor holding .git, .hg or .svn; without one, the

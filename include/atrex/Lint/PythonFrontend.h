@@ -29,9 +29,9 @@ class Policy;
 /// Parses C++/CUDA/HIP text as the file \p Path (its extension picks the
 /// language; the file need not exist) into \p Out, appending the compiler's
 /// rendered diagnostics to \p Rendered.
-using SourceParser = std::function<void(llvm::StringRef Path,
-                                        llvm::StringRef Content, Model &Out,
-                                        std::string &Rendered)>;
+using SourceParser =
+    std::function<void(llvm::StringRef Path, llvm::StringRef Content,
+                       Model &Out, std::string &Rendered)>;
 
 /// True for the files the Python front end reads (`.py`).
 bool isPythonFile(llvm::StringRef Path);

@@ -21,7 +21,7 @@ class Policy;
 
 struct TextOptions {
   bool Color = false;
-  bool Snippets = true; ///< source line and caret under each diagnostic
+  bool Snippets = true;   ///< source line and caret under each diagnostic
   bool Inventory = false; ///< list kernels and entries
 };
 

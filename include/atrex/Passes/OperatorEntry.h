@@ -1,4 +1,5 @@
-//===- OperatorEntry.h - the entry point an operator definition declares -*- C++ -*-===//
+//===- OperatorEntry.h - the entry point an operator definition declares -*- C++
+//-*-===//
 //
 // Part of atrex. An operator definition's `atrex.entry` attribute, together
 // with its arguments' and results' `atrex.name`/`atrex.dims`, declares the

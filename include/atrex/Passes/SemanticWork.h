@@ -77,10 +77,10 @@ parseDimBindings(llvm::ArrayRef<std::string> bindings);
 /// `atrex.dtype_params = {act = bf16}` (name -> default element type): every
 /// use of the default type in the function becomes the bound type
 /// ("bf16", "f16", "f32", "f64", "f8e4m3", "f8e5m2").
-llvm::Error
-instantiateShape(mlir::func::FuncOp func, const llvm::StringMap<int64_t> &dims,
-                 const llvm::StringMap<std::string> &dtypes =
-                     llvm::StringMap<std::string>());
+llvm::Error instantiateShape(mlir::func::FuncOp func,
+                             const llvm::StringMap<int64_t> &dims,
+                             const llvm::StringMap<std::string> &dtypes =
+                                 llvm::StringMap<std::string>());
 
 /// Parses "NAME=DTYPE" bindings.
 llvm::Expected<llvm::StringMap<std::string>>

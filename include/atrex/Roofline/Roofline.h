@@ -1,10 +1,11 @@
 //===- Roofline.h - hardware table and roofline times -----------*- C++ -*-===//
 //
-// Part of atrex. The hardware table (hw/gpus.json, documented in docs/hardware-table.md)
-// and T_roofline = max(max_e sum_d FLOPs_e,d / peak_e,d, bytes / bandwidth,
-// T_floor) (T_floor: the measured latency floor, 0 for datasheet ceilings):
-// the matrix and vector engines run concurrently (see docs/roofline.md for
-// the H200 measurement that rules out summing over engines).
+// Part of atrex. The hardware table (hw/gpus.json, documented in
+// docs/hardware-table.md) and T_roofline = max(max_e sum_d FLOPs_e,d /
+// peak_e,d, bytes / bandwidth, T_floor) (T_floor: the measured latency floor, 0
+// for datasheet ceilings): the matrix and vector engines run concurrently (see
+// docs/roofline.md for the H200 measurement that rules out summing over
+// engines).
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,7 +58,9 @@ struct RooflineTime {
   /// T_roofline = max(T_compute, T_memory, T_floor).
   double seconds() const { return std::max(noFloorSeconds(), floorSeconds); }
   /// max(T_compute, T_memory): the roofline without the latency floor.
-  double noFloorSeconds() const { return std::max(computeSeconds, memorySeconds); }
+  double noFloorSeconds() const {
+    return std::max(computeSeconds, memorySeconds);
+  }
   bool memoryBound() const { return memorySeconds >= computeSeconds; }
   /// The latency floor decides T_roofline (the work alone would take less).
   bool floorBound() const { return floorSeconds > noFloorSeconds(); }
@@ -80,8 +83,12 @@ struct ProblemRoofline {
   uint64_t Bytes = 0;
 
   /// The score ceiling: measured where the GPU has a profile, else datasheet.
-  const RooflineTime &primary() const { return Measured ? *Measured : Datasheet; }
-  llvm::StringRef ceiling() const { return Measured ? "measured" : "datasheet"; }
+  const RooflineTime &primary() const {
+    return Measured ? *Measured : Datasheet;
+  }
+  llvm::StringRef ceiling() const {
+    return Measured ? "measured" : "datasheet";
+  }
   double intensity() const {
     return Bytes ? static_cast<double>(FlopsTotal) / Bytes : 0.0;
   }

@@ -90,7 +90,7 @@ struct SetScore {
   std::string LintFile;
   std::vector<ProblemScore> Problems; ///< in suite order
   double SAgg = 0;
-  double SAggNoFloor = 0; ///< S_agg of the SNoFloor values
+  double SAggNoFloor = 0;                   ///< S_agg of the SNoFloor values
   std::map<std::string, PartScore> Phases;  ///< prefill, decode
   std::map<std::string, PartScore> Regimes; ///< memory, compute
   double CorrectnessRate = 0;

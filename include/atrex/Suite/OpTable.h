@@ -1,4 +1,5 @@
-//===- OpTable.h - the runtime's operator table from MLIR definitions -*- C++ -*-===//
+//===- OpTable.h - the runtime's operator table from MLIR definitions -*- C++
+//-*-===//
 //
 // Part of atrex. The entry point that submissions implement for an operator
 // (its C++ signature, shape keys, the dtype and shape of every argument) is

@@ -50,8 +50,7 @@ llvm::Error verify(llvm::StringRef PublicDir, llvm::StringRef SealedDir);
 /// Writes a new sealed bundle `OutDir` with the same sealed.json (so the
 /// same public bundle) and weights from `WeightsFile` (atrex-weights),
 /// after verifying the old one against `PublicDir`.
-llvm::Error refreshWeights(llvm::StringRef PublicDir,
-                           llvm::StringRef SealedDir,
+llvm::Error refreshWeights(llvm::StringRef PublicDir, llvm::StringRef SealedDir,
                            llvm::StringRef WeightsFile, llvm::StringRef OutDir,
                            llvm::raw_ostream *Notes = nullptr);
 

@@ -133,7 +133,7 @@ struct Problem {
   /// for operators without data-dependent work.
   llvm::json::Value Facts = nullptr;
   llvm::json::Value FloorFacts = nullptr;
-  std::string Visibility; ///< "public" or "hidden"
+  std::string Visibility;      ///< "public" or "hidden"
   std::vector<Source> Sources; ///< by decreasing weight; [0] is primary
   double Weight = 0;
 };
@@ -226,9 +226,9 @@ llvm::Error checkSuite(const Suite &S, const OperatorLibrary &Ops,
 
 struct WeightAssignment {
   std::string Source; ///< "serving-mix-model/1" or "trace:<file>"
-  std::map<std::string, double> Weights; ///< id -> weight, sums to 1
+  std::map<std::string, double> Weights;      ///< id -> weight, sums to 1
   std::vector<std::string> UnmatchedProblems; ///< suite ids with weight 0
-  std::vector<std::string> UnmatchedTrace; ///< "operator phase shape"
+  std::vector<std::string> UnmatchedTrace;    ///< "operator phase shape"
 };
 
 /// The suite's own (serving-mix) weights.

@@ -1,4 +1,5 @@
-//===- DataPath.h - find the repository's data files from any directory -*- C++ -*-===//
+//===- DataPath.h - find the repository's data files from any directory -*- C++
+//-*-===//
 //
 // Part of atrex. Tools default to data of the repository (suites/, hw/,
 // mapping rules) named by a path relative to its root. They find it from any

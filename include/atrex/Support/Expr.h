@@ -38,19 +38,24 @@ struct Grammar {
 };
 
 /// `atrex.dims`: + - * exact /, no unary minus.
-inline constexpr Grammar DimGrammar{false, false, false, Division::Exact, "invalid dimension expression"};
+inline constexpr Grammar DimGrammar{false, false, false, Division::Exact,
+                                    "invalid dimension expression"};
 /// Suite configurations: everything, floor division.
-inline constexpr Grammar SuiteGrammar{true, true, true, Division::Floor, "expression"};
+inline constexpr Grammar SuiteGrammar{true, true, true, Division::Floor,
+                                      "expression"};
 
 /// A name's value, or the error an unbound name is (the caller's wording).
-using Lookup = llvm::function_ref<llvm::Expected<int64_t>(llvm::StringRef Name)>;
+using Lookup =
+    llvm::function_ref<llvm::Expected<int64_t>(llvm::StringRef Name)>;
 
 /// Evaluates `Text` under `G`, names through `L`.
-llvm::Expected<int64_t> evaluate(llvm::StringRef Text, const Grammar &G, Lookup L);
+llvm::Expected<int64_t> evaluate(llvm::StringRef Text, const Grammar &G,
+                                 Lookup L);
 
 /// Appends the names `Text` uses to `Names` (in order, repeats kept). Syntax
 /// errors are evaluate's; arithmetic on names is not done (they count as 1).
-llvm::Error collectNames(llvm::StringRef Text, const Grammar &G, llvm::SmallVectorImpl<std::string> &Names);
+llvm::Error collectNames(llvm::StringRef Text, const Grammar &G,
+                         llvm::SmallVectorImpl<std::string> &Names);
 
 } // namespace atrex::expr
 

@@ -18,8 +18,7 @@ using namespace atrex::lint;
 
 namespace {
 /// Every reached call of \p F passes a function at parameter \p P.
-bool resolvedByCallers(const CheckContext &Ctx, const FunctionNode &F,
-                       int P) {
+bool resolvedByCallers(const CheckContext &Ctx, const FunctionNode &F, int P) {
   unsigned Calls = 0;
   for (const ReachedSite &RS : Ctx.Sites) {
     const Site &S = *RS.S;
@@ -49,8 +48,8 @@ public:
       F.Symbol = S.Name;
       F.Library = "indirect call";
       F.CallPath = Ctx.pathTo(RS.Holder);
-      F.Message = S.Detail + " '" + S.Name +
-                  "' whose target cannot be resolved";
+      F.Message =
+          S.Detail + " '" + S.Name + "' whose target cannot be resolved";
       Ctx.report(std::move(F));
     }
   }

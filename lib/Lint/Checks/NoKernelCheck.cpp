@@ -53,9 +53,9 @@ public:
     }
     if (!F.Pos.isValid() && !Ctx.M.Files.empty())
       F.Pos = {Ctx.M.Files.front(), 1, 1};
-    std::string Who = Ctx.Mode == AnalysisMode::Program ? "program"
+    std::string Who = Ctx.Mode == AnalysisMode::Program   ? "program"
                       : Ctx.Mode == AnalysisMode::Library ? "library"
-                                                           : "submission";
+                                                          : "submission";
     if (Defined == 0)
       F.Message = "no kernel is defined: the " + Who +
                   " launches no GPU code of its own";

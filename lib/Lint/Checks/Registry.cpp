@@ -10,9 +10,9 @@ namespace {
 constexpr unsigned S = ModeSubmission, P = ModeProgram, L = ModeLibrary;
 
 const CheckInfo Registry[] = {
-#define ATREX_RULE_CHECK(ID, NAME, IMPLIES, SEV, MODES, SUMMARY, PHRASE)           \
+#define ATREX_RULE_CHECK(ID, NAME, IMPLIES, SEV, MODES, SUMMARY, PHRASE)       \
   {NAME, SUMMARY, Verdict::IMPLIES, Severity::SEV, MODES, true, PHRASE},
-#define ATREX_CHECK(ID, NAME, IMPLIES, SEV, MODES, SUMMARY, FACTORY)               \
+#define ATREX_CHECK(ID, NAME, IMPLIES, SEV, MODES, SUMMARY, FACTORY)           \
   {NAME, SUMMARY, Verdict::IMPLIES, Severity::SEV, MODES, false, ""},
 #include "atrex/Lint/Checks.def"
 };
@@ -29,9 +29,9 @@ const CheckInfo *atrex::lint::findCheck(StringRef Name) {
 
 std::vector<std::unique_ptr<LintCheck>> atrex::lint::createAllChecks() {
   std::vector<std::unique_ptr<LintCheck>> V;
-#define ATREX_RULE_CHECK(ID, NAME, IMPLIES, SEV, MODES, SUMMARY, PHRASE)           \
+#define ATREX_RULE_CHECK(ID, NAME, IMPLIES, SEV, MODES, SUMMARY, PHRASE)       \
   V.push_back(createRuleCheck(NAME));
-#define ATREX_CHECK(ID, NAME, IMPLIES, SEV, MODES, SUMMARY, FACTORY)               \
+#define ATREX_CHECK(ID, NAME, IMPLIES, SEV, MODES, SUMMARY, FACTORY)           \
   V.push_back(FACTORY());
 #include "atrex/Lint/Checks.def"
   return V;

@@ -29,7 +29,8 @@ bool isEventRecord(StringRef N) {
 }
 bool isEventWait(StringRef N) {
   return N.ends_with("StreamWaitEvent") || N.ends_with("EventSynchronize") ||
-         N.ends_with("CUDAEvent::block") || N.ends_with("CUDAEvent::synchronize");
+         N.ends_with("CUDAEvent::block") ||
+         N.ends_with("CUDAEvent::synchronize");
 }
 std::string arg(const Site &S, size_t I) {
   return I < S.ArgVars.size() ? S.ArgVars[I] : std::string();
@@ -41,7 +42,7 @@ public:
   void run(CheckContext &Ctx) override {
     std::vector<const ReachedSite *> Creates;
     std::set<std::string> Joined;
-    std::vector<std::pair<std::string, std::string>> Waited; // event, waiter
+    std::vector<std::pair<std::string, std::string>> Waited;   // event, waiter
     std::vector<std::pair<std::string, std::string>> Recorded; // event, stream
     bool DeviceJoin = false, AnyJoin = false;
     for (const ReachedSite &RS : Ctx.Sites) {

@@ -103,8 +103,10 @@ public:
         Fd.Symbol = W.Input;
         Fd.CallPath = Ctx.pathTo(F);
         Fd.Library = "input write";
-        Fd.Message = "input '" + W.Input + "' of the entry is overwritten "
-                     "in place " + W.How +
+        Fd.Message = "input '" + W.Input +
+                     "' of the entry is overwritten "
+                     "in place " +
+                     W.How +
                      " and the entry returns something else: the harness "
                      "checks the result against its inputs after the call";
         Ctx.report(std::move(Fd));
@@ -141,8 +143,10 @@ public:
       Fd.Symbol = S.Name;
       Fd.CallPath = Ctx.pathTo(RS.Holder);
       Fd.Library = "data movement";
-      Fd.Message = "kernel '" + S.Name + "' launched from the entry only "
-                   "moves data (" + std::to_string(It->second.Moves) +
+      Fd.Message = "kernel '" + S.Name +
+                   "' launched from the entry only "
+                   "moves data (" +
+                   std::to_string(It->second.Moves) +
                    " load/copy/store operations; no arithmetic, matrix or "
                    "math operation on what it loads): whatever the operator "
                    "computes is computed elsewhere";
@@ -185,10 +189,10 @@ static std::vector<SymbolRule> pythonRules(bool Program = false) {
 }
 
 Policy atrex::lint::pythonProgramPolicy(const Policy &PyP) {
-  auto It = std::find_if(PyP.Rules.begin(), PyP.Rules.end(),
-                         [](const SymbolRule &R) {
-                           return R.Id == "python-torch-glue";
-                         });
+  auto It =
+      std::find_if(PyP.Rules.begin(), PyP.Rules.end(), [](const SymbolRule &R) {
+        return R.Id == "python-torch-glue";
+      });
   if (It == PyP.Rules.end())
     return PyP;
   Policy Out = PyP;
@@ -207,10 +211,9 @@ Policy atrex::lint::pythonPolicy(const Policy &P) {
   const std::vector<SymbolRule> &Def = Policy::getDefault().Rules;
   if (Def.empty())
     return Out;
-  auto It = std::find_if(Out.Rules.begin(), Out.Rules.end(),
-                         [&](const SymbolRule &R) {
-                           return R.Id == Def.front().Id;
-                         });
+  auto It =
+      std::find_if(Out.Rules.begin(), Out.Rules.end(),
+                   [&](const SymbolRule &R) { return R.Id == Def.front().Id; });
   if (It == Out.Rules.end())
     return Out; // inherit: none: the file is the whole policy
   std::vector<SymbolRule> Py = pythonRules();

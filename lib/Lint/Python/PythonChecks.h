@@ -25,8 +25,8 @@ struct PythonFunctionFacts {
   /// `global G`, a memoising decorator.
   struct StateWrite {
     SourcePos Pos;
-    std::string Name; ///< `self.cache`, `CACHE`
-    std::string What; ///< `attribute`, `global`, `memoised result`
+    std::string Name;   ///< `self.cache`, `CACHE`
+    std::string What;   ///< `attribute`, `global`, `memoised result`
     bool Risky = false; ///< can hold outputs (tensors, containers)
   };
   /// A side stream entered or created (`torch.cuda.Stream()`,

@@ -11,11 +11,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "atrex/Lint/Checks.h"
 #include "atrex/Lint/PythonFrontend.h"
 #include "../Checks/Check.h"
 #include "PythonChecks.h"
 #include "PythonSyntax.h"
+#include "atrex/Lint/Checks.h"
 #include "atrex/Lint/Policy.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -64,7 +64,7 @@ struct Ref {
     OwnExternal,  ///< S: dotted name in the submission's own package
     Stream,
     SelfObj,
-    AutogradCtx,  ///< `ctx` of a torch.autograd.Function method
+    AutogradCtx, ///< `ctx` of a torch.autograd.Function method
   } K = None;
   std::string S;
   std::string Member;
@@ -133,10 +133,10 @@ struct PyFunc {
 struct PyClass {
   std::string Name;
   PyNode Def;
-  std::vector<std::string> Bases;       ///< own classes
-  std::vector<std::string> QualBases;   ///< imported bases (dotted)
+  std::vector<std::string> Bases;             ///< own classes
+  std::vector<std::string> QualBases;         ///< imported bases (dotted)
   std::map<std::string, std::string> Methods; ///< name -> key
-  std::map<std::string, Ref> Attrs;     ///< set in __init__ / class body
+  std::map<std::string, Ref> Attrs;           ///< set in __init__ / class body
 };
 
 struct ExtensionInfo {
@@ -149,27 +149,32 @@ struct ExtensionInfo {
   std::vector<std::string> Problems;
 };
 
-const char *const NonTensorMethods[] = {
-    "size",       "dim",          "ndimension", "numel",   "nelement",
-    "item",       "data_ptr",     "stride",     "tolist",  "element_size",
-    "get_device", "is_contiguous", "is_cuda",   "storage_offset", "type",
-    "untyped_storage", "nbytes",  "itemsize",   "__len__", "is_floating_point",
-    "is_complex", "numpy",        "dim_order",  "is_pinned"};
+const char *const NonTensorMethods[] = {"size",       "dim",
+                                        "ndimension", "numel",
+                                        "nelement",   "item",
+                                        "data_ptr",   "stride",
+                                        "tolist",     "element_size",
+                                        "get_device", "is_contiguous",
+                                        "is_cuda",    "storage_offset",
+                                        "type",       "untyped_storage",
+                                        "nbytes",     "itemsize",
+                                        "__len__",    "is_floating_point",
+                                        "is_complex", "numpy",
+                                        "dim_order",  "is_pinned"};
 
-const char *const NonTensorAttrs[] = {"shape", "dtype", "device", "ndim",
-                                      "is_cuda", "layout", "requires_grad",
-                                      "grad_fn", "names", "itemsize",
-                                      "nbytes"};
+const char *const NonTensorAttrs[] = {
+    "shape",         "dtype",   "device", "ndim",     "is_cuda", "layout",
+    "requires_grad", "grad_fn", "names",  "itemsize", "nbytes"};
 
 /// Python containers' methods are never tensor compute.
 const char *const ContainerMethods[] = {
-    "append", "extend", "insert", "pop",   "items",  "keys",   "values",
-    "get",    "update", "setdefault", "format", "join", "strip", "startswith",
-    "endswith", "lower", "upper", "encode", "decode", "copy",  "count",
-    "index",  "remove", "clear",  "sort",  "reverse", "popitem"};
+    "append", "extend",     "insert",   "pop",        "items",  "keys",
+    "values", "get",        "update",   "setdefault", "format", "join",
+    "strip",  "startswith", "endswith", "lower",      "upper",  "encode",
+    "decode", "copy",       "count",    "index",      "remove", "clear",
+    "sort",   "reverse",    "popitem"};
 
-template <size_t N>
-bool oneOf(StringRef S, const char *const (&List)[N]) {
+template <size_t N> bool oneOf(StringRef S, const char *const (&List)[N]) {
   for (const char *E : List)
     if (S == E)
       return true;
@@ -205,10 +210,9 @@ bool torchReturnsNonTensor(StringRef Q) {
          Q.starts_with("torch.version.") || Q == "torch.get_device_module" ||
          Q == "torch.get_device" || Q == "torch.manual_seed" ||
          Q.starts_with("torch.testing.") || Q == "torch.allclose" ||
-         Q == "torch.equal" ||
-         Q == "torch.device" || Q == "torch.Size" || Q == "torch.dtype" ||
-         Q == "torch.is_tensor" || Q == "torch.numel" || Q == "torch.finfo" ||
-         Q == "torch.iinfo" || Q == "torch.no_grad" ||
+         Q == "torch.equal" || Q == "torch.device" || Q == "torch.Size" ||
+         Q == "torch.dtype" || Q == "torch.is_tensor" || Q == "torch.numel" ||
+         Q == "torch.finfo" || Q == "torch.iinfo" || Q == "torch.no_grad" ||
          Q == "torch.inference_mode" || Q == "torch.get_default_dtype" ||
          Q.starts_with("torch.distributed.") ||
          Q.starts_with("torch.backends.") || Q.starts_with("torch.ops.load");
@@ -233,15 +237,41 @@ bool cupyReturnsArray(StringRef Q) {
       Q.starts_with("cupy.testing.") || Q.starts_with("cupyx.profiler."))
     return false;
   StringRef Last = Q.rsplit('.').second;
-  static const char *const NotArrays[] = {
-      "RawKernel", "RawModule", "ElementwiseKernel", "ReductionKernel",
-      "dtype",     "finfo",     "iinfo",   "get_array_module", "fuse",
-      "bool_",     "float16",   "float32", "float64", "complex64",
-      "complex128", "int8",     "int16",   "int32",   "int64",
-      "uint8",     "uint16",    "uint32",  "uint64",  "intp",
-      "uintp",     "asnumpy",   "get_default_memory_pool",
-      "get_default_pinned_memory_pool", "isscalar", "ndim", "shape",
-      "size",      "result_type", "can_cast", "promote_types"};
+  static const char *const NotArrays[] = {"RawKernel",
+                                          "RawModule",
+                                          "ElementwiseKernel",
+                                          "ReductionKernel",
+                                          "dtype",
+                                          "finfo",
+                                          "iinfo",
+                                          "get_array_module",
+                                          "fuse",
+                                          "bool_",
+                                          "float16",
+                                          "float32",
+                                          "float64",
+                                          "complex64",
+                                          "complex128",
+                                          "int8",
+                                          "int16",
+                                          "int32",
+                                          "int64",
+                                          "uint8",
+                                          "uint16",
+                                          "uint32",
+                                          "uint64",
+                                          "intp",
+                                          "uintp",
+                                          "asnumpy",
+                                          "get_default_memory_pool",
+                                          "get_default_pinned_memory_pool",
+                                          "isscalar",
+                                          "ndim",
+                                          "shape",
+                                          "size",
+                                          "result_type",
+                                          "can_cast",
+                                          "promote_types"};
   return !oneOf(Last, NotArrays);
 }
 
@@ -257,8 +287,7 @@ static StringRef operatorOf(PyNode N) {
 }
 
 static bool identityOrMembership(StringRef Op) {
-  return Op.starts_with("is") || Op.starts_with("in") ||
-         Op.starts_with("not");
+  return Op.starts_with("is") || Op.starts_with("in") || Op.starts_with("not");
 }
 
 PyNode bodyOf(const PyFunc &F) {
@@ -406,7 +435,8 @@ private:
   /// tensor parameters (element reads of them and of their views load).
   bool movesOnly(PyNode Body, const std::vector<std::string> &Params,
                  unsigned &Moves, unsigned Depth);
-  std::optional<std::vector<PyString>> evalStrings(PyNode N, unsigned Depth = 0);
+  std::optional<std::vector<PyString>> evalStrings(PyNode N,
+                                                   unsigned Depth = 0);
   void scanExtensionCalls(PyNode N);
   std::string qualifiedOf(PyNode N); // dotted name through aliases
   PyNode unwrapDefinition(PyNode N, std::vector<PyNode> &Decorators);
@@ -423,7 +453,7 @@ private:
     bool Dead = false;
     bool Init = false; ///< __init__: attribute writes are setup
     bool ReturnsTensor = false;
-    Ref Returns; ///< a kernel or compiled kernel it returns
+    Ref Returns;           ///< a kernel or compiled kernel it returns
     int ReturnsIndex = -1; ///< its position in a returned tuple
     std::set<std::string> TensorParams; ///< parameters bound as tensors
     /// Locals bound to what a compiler returned (`cute.compile(f, ...)`):
@@ -451,8 +481,8 @@ private:
   void noteInputWrite(PyNode At, PyNode Obj, StringRef How, FnState &St);
   struct PyParam {
     std::string Name;
-    bool Receiver = false; ///< `self`, `cls`, an autograd `ctx`
-    bool Tensor = false;   ///< annotated as a tensor
+    bool Receiver = false;  ///< `self`, `cls`, an autograd `ctx`
+    bool Tensor = false;    ///< annotated as a tensor
     bool NonTensor = false; ///< annotated or defaulted as a scalar
     /// Annotated with another library's type (`cute.Tensor`, `cutlass.Int32`):
     /// not a tensor unless a harness passes one.
@@ -477,7 +507,7 @@ private:
   /// parameter of \p Callee.
   void suppliesTensors(const std::string &Callee);
   bool Promoted = false; ///< a pass promoted a parameter to a tensor
-  PyNode CurrentValue; ///< the right side bindTarget binds (visitAssign)
+  PyNode CurrentValue;   ///< the right side bindTarget binds (visitAssign)
   Ref resolve(PyNode N, FnState &St);
   Ref resolveAttr(const Ref &Obj, StringRef Attr, FnState &St);
   Ref classMember(const std::string &Class, StringRef Name, unsigned Depth = 0);
@@ -512,7 +542,8 @@ private:
   bool perfReport(const std::string &Key);
   void visitAssign(PyNode N, FnState &St);
   void bindTarget(PyNode Target, const Ref &V, FnState &St);
-  void checkStateWrite(PyNode Target, PyNode Value, FnState &St, bool Augmented);
+  void checkStateWrite(PyNode Target, PyNode Value, FnState &St,
+                       bool Augmented);
   /// \p Value, stored by the assignment to \p Target, is a new tensor whose
   /// content depends on no input: an allocation call itself, or a name that
   /// the statements before the store, in its block, bind to one and do not
@@ -599,9 +630,8 @@ private:
     if (It != Funcs.end())
       return It->second.Name;
     auto MI = M.Functions.find(Key);
-    return MI != M.Functions.end() && !MI->second.Name.empty()
-               ? MI->second.Name
-               : Key;
+    return MI != M.Functions.end() && !MI->second.Name.empty() ? MI->second.Name
+                                                               : Key;
   }
 
 public:
@@ -616,8 +646,8 @@ private:
   StringMap<std::string> Aliases;
   StringMap<std::vector<PyString>> Consts;
   std::map<std::string, Ref> ModuleVars;
-  std::map<std::string, PyFunc> Funcs;   ///< key -> function
-  StringMap<std::string> ModuleFuncs;    ///< name -> key
+  std::map<std::string, PyFunc> Funcs; ///< key -> function
+  StringMap<std::string> ModuleFuncs;  ///< name -> key
   std::map<std::string, PyClass> Classes;
   std::vector<ExtensionInfo> Exts;
   std::map<unsigned, unsigned> ExtByCall; ///< call start byte -> extension
@@ -741,10 +771,9 @@ static DecoratorKind decoratorKind(StringRef Q) {
   // `kernel(args).launch(grid=..., block=...)` from a `@cute.jit` host
   // function) and TileLang's `@T.prim_func` (compiled with
   // `tilelang.compile` or by the `@tilelang.jit` function that returns it).
-  if (Q == "triton.jit" || Q == "triton.autotune" ||
-      Q == "triton.heuristics" || Q == "triton.runtime.jit.jit" ||
-      Q == "cutlass.cute.kernel" || Q == "tilelang.language.prim_func" ||
-      Q == "tvm.script.tir.prim_func" ||
+  if (Q == "triton.jit" || Q == "triton.autotune" || Q == "triton.heuristics" ||
+      Q == "triton.runtime.jit.jit" || Q == "cutlass.cute.kernel" ||
+      Q == "tilelang.language.prim_func" || Q == "tvm.script.tir.prim_func" ||
       // FlyDSL's `@flyc.kernel`, launched as CuTe DSL's are
       // (`kernel(args).launch(grid=..., block=...)` from a `@flyc.jit` host).
       Q == "flydsl.compiler.kernel")
@@ -828,7 +857,7 @@ void PythonModelBuilder::addFunction(PyNode Def, std::vector<PyNode> Decorators,
                                      const std::string &Outer) {
   PyFunc F;
   std::string Name = Def.field("name").text().str();
-  F.Local = !Outer.empty()   ? Outer + "." + Name
+  F.Local = !Outer.empty()  ? Outer + "." + Name
             : Class.empty() ? Name
                             : Class + "." + Name;
   F.Name = Prefix + F.Local;
@@ -945,7 +974,8 @@ PythonModelBuilder::evalStrings(PyNode N, unsigned Depth) {
     auto R = evalStrings(N.field("right"), Depth + 1);
     if (!L || !R)
       return std::nullopt;
-    bool LList = N.field("left").is("list"), RList = N.field("right").is("list");
+    bool LList = N.field("left").is("list"),
+         RList = N.field("right").is("list");
     if (!LList && !RList && L->size() == 1 && R->size() == 1) {
       (*L)[0].append((*R)[0]);
       return L;
@@ -1034,8 +1064,8 @@ void PythonModelBuilder::scanExtensionCalls(PyNode N) {
           if (!S) {
             E.Problems.push_back(
                 (Abs + ":" + Twine(V.line()) + ":" + Twine(V.column()) +
-                 ": error: atrex-python: cannot reconstruct '" + Key + "' of '" +
-                 (Inline ? "load_inline" : "load") +
+                 ": error: atrex-python: cannot reconstruct '" + Key +
+                 "' of '" + (Inline ? "load_inline" : "load") +
                  "': not a constant string (literals, concatenation, "
                  "module-level constants)")
                     .str());
@@ -1332,8 +1362,8 @@ Ref PythonModelBuilder::lookupOwn(StringRef Q, unsigned Depth) {
   return Unknown;
 }
 
-bool PythonModelBuilder::testsAttribute(PyNode C, StringRef Mod,
-                                        StringRef Attr, bool Has) {
+bool PythonModelBuilder::testsAttribute(PyNode C, StringRef Mod, StringRef Attr,
+                                        bool Has) {
   while (C.is("parenthesized_expression"))
     C = C.named(0);
   if (C.is("not_operator"))
@@ -1518,7 +1548,7 @@ Ref PythonModelBuilder::resolve(PyNode N, FnState &St) {
     auto MF = ModuleFuncs.find(Name);
     if (MF != ModuleFuncs.end())
       return Ref::of(Funcs[MF->second].Triton ? Ref::TritonKernel
-                                               : Ref::OwnFunction,
+                                              : Ref::OwnFunction,
                      MF->second);
     if (Classes.count(Name))
       return Ref::of(Ref::OwnClass, Name);
@@ -1540,8 +1570,7 @@ Ref PythonModelBuilder::resolve(PyNode N, FnState &St) {
     PyNode Obj = N.field("object");
     StringRef Attr = N.field("attribute").text();
     // super().method
-    if (Obj.is("call") && Obj.field("function").text() == "super" &&
-        St.Class) {
+    if (Obj.is("call") && Obj.field("function").text() == "super" && St.Class) {
       for (const std::string &B : St.Class->Bases) {
         Ref R = classMember(B, Attr);
         if (R.K != Ref::None)
@@ -1751,8 +1780,7 @@ std::optional<std::string> PythonModelBuilder::importedName(PyNode Call,
 /// constant string, or its result is only read for non-callable metadata
 /// (`m.__version__`, `hasattr(m, ...)`, `m is None`). A result that is
 /// called, handed on, returned or stored stays dynamic loading.
-bool PythonModelBuilder::ordinaryImport(PyNode Call, StringRef Q,
-                                        FnState &St) {
+bool PythonModelBuilder::ordinaryImport(PyNode Call, StringRef Q, FnState &St) {
   PyNode Args = Call.field("arguments");
   if (importedName(Call, Q))
     return true;
@@ -1766,8 +1794,8 @@ bool PythonModelBuilder::ordinaryImport(PyNode Call, StringRef Q,
   PyNode P = Call.parent();
   while (P.is("parenthesized_expression"))
     P = P.parent();
-  if (!P.is("assignment") || !(P.field("right") == Call.parent() ||
-                               P.field("right") == Call))
+  if (!P.is("assignment") ||
+      !(P.field("right") == Call.parent() || P.field("right") == Call))
     return false;
   PyNode L = P.field("left");
   if (!L.is("identifier"))
@@ -1775,9 +1803,9 @@ bool PythonModelBuilder::ordinaryImport(PyNode Call, StringRef Q,
   std::string Var = L.text().str();
   if (St.Globals.count(Var))
     return false;
-  static const char *const Metadata[] = {
-      "__version__", "version", "VERSION", "__file__", "__name__",
-      "__path__",    "__package__", "__doc__"};
+  static const char *const Metadata[] = {"__version__", "version",  "VERSION",
+                                         "__file__",    "__name__", "__path__",
+                                         "__package__", "__doc__"};
   bool Inert = true;
   std::function<void(PyNode)> Scan = [&](PyNode N) {
     if (!Inert)
@@ -1829,8 +1857,7 @@ bool PythonModelBuilder::ordinaryImport(PyNode Call, StringRef Q,
         return;
       }
       // `m is None`, `if m:`, `not m`.
-      if (Up.is("comparison_operator") &&
-          identityOrMembership(operatorOf(Up)))
+      if (Up.is("comparison_operator") && identityOrMembership(operatorOf(Up)))
         return;
       if (Up.is("not_operator") || Up.is("if_statement") ||
           Up.is("elif_clause") || Up.is("boolean_operator"))
@@ -1880,9 +1907,9 @@ void PythonModelBuilder::visitCall(PyNode Call, FnState &St) {
   // `x.copy_(...)`, `x.zero_()`, `x.fill_(v)`: an overwrite of x in place.
   if (Fn.is("attribute") && !St.InputOf.empty()) {
     static const char *const Overwrites[] = {
-        "copy_",        "zero_",      "fill_",    "masked_fill_",
-        "index_put_",   "index_copy_", "index_fill_", "scatter_",
-        "normal_",      "uniform_",   "random_"};
+        "copy_",      "zero_",       "fill_",       "masked_fill_",
+        "index_put_", "index_copy_", "index_fill_", "scatter_",
+        "normal_",    "uniform_",    "random_"};
     StringRef A = Fn.field("attribute").text();
     if (llvm::is_contained(Overwrites, A) &&
         resolve(Fn.field("object"), St).K == Ref::Tensor)
@@ -1976,8 +2003,7 @@ void PythonModelBuilder::visitCall(PyNode Call, FnState &St) {
         ordinaryImport(Call, Q, St))
       return;
     // A test runner in a script's `__main__` runs the file's tests.
-    if (St.F && St.F->Main &&
-        (Q == "pytest.main" || Q == "unittest.main")) {
+    if (St.F && St.F->Main && (Q == "pytest.main" || Q == "unittest.main")) {
       for (auto &KV : Funcs) {
         const PyFunc &T = KV.second;
         StringRef Simple = StringRef(T.Name).rsplit('.').second;
@@ -2013,10 +2039,8 @@ void PythonModelBuilder::visitCall(PyNode Call, FnState &St) {
     // An autotuned TileLang factory compiles and runs (benchmarks) the
     // kernel it builds when called.
     const PyFunc *G = findFunc(C.S);
-    if (G && G->Autotuned && G->JitFactory &&
-        G->Returns.K == Ref::TritonKernel)
-      addSite(St, Call, SiteKind::Launch, funcName(G->Returns.S),
-              G->Returns.S);
+    if (G && G->Autotuned && G->JitFactory && G->Returns.K == Ref::TritonKernel)
+      addSite(St, Call, SiteKind::Launch, funcName(G->Returns.S), G->Returns.S);
     return;
   }
   case Ref::TritonKernel:
@@ -2099,11 +2123,10 @@ void PythonModelBuilder::visitCall(PyNode Call, FnState &St) {
         walk(First.field("body"), St);
         St.Locals = std::move(Saved);
       }
-      bool Kernel = Meth != "do_bench" || !First ||
-                    Arg.K == Ref::KernelHandle ||
-                    (First.is("attribute") &&
-                     First.field("attribute").text() == "func" &&
-                     resolve(First.field("object"), St).K == Ref::Profiler);
+      bool Kernel =
+          Meth != "do_bench" || !First || Arg.K == Ref::KernelHandle ||
+          (First.is("attribute") && First.field("attribute").text() == "func" &&
+           resolve(First.field("object"), St).K == Ref::Profiler);
       if (Kernel)
         addSite(St, Call, SiteKind::Launch, funcName(Obj.S), Obj.S);
       return;
@@ -2163,9 +2186,9 @@ void PythonModelBuilder::bindTarget(PyNode Target, const Ref &V, FnState &St) {
 /// dtype descriptions and give numbers, strings or booleans back.
 static bool isScalarCallee(PyNode Fn) {
   static const char *const Builtins[] = {
-      "int",   "float", "str",     "bool",  "len",   "min",   "max",
-      "abs",   "range", "round",   "divmod", "hash", "print", "repr",
-      "isinstance", "type", "format", "pow", "ord", "chr", "id"};
+      "int",        "float", "str",    "bool",   "len",  "min",   "max",
+      "abs",        "range", "round",  "divmod", "hash", "print", "repr",
+      "isinstance", "type",  "format", "pow",    "ord",  "chr",   "id"};
   if (Fn.is("identifier"))
     return oneOf(Fn.text(), Builtins);
   if (Fn.is("attribute"))
@@ -2233,8 +2256,8 @@ static bool isMetadataExpr(PyNode E, unsigned Depth = 0) {
 /// A new tensor whose content depends on no input: `torch.zeros(n, dtype=...,
 /// device=x.device)`, `torch.ones(1)`, `torch.empty(shape)`.
 static bool isFreshAllocation(PyNode E, StringRef Callee) {
-  static const char *const Allocs[] = {"torch.zeros", "torch.ones",
-                                       "torch.empty", "torch.full",
+  static const char *const Allocs[] = {"torch.zeros",  "torch.ones",
+                                       "torch.empty",  "torch.full",
                                        "torch.arange", "torch.eye"};
   if (!E.is("call") || !oneOf(Callee, Allocs))
     return false;
@@ -2414,9 +2437,8 @@ bool PythonModelBuilder::isFreshValue(PyNode Value, PyNode Target) {
   };
   while (It != Stmts.begin()) {
     PyNode S = *--It;
-    PyNode A = S.is("expression_statement") && S.numNamed() == 1
-                   ? S.named(0)
-                   : PyNode();
+    PyNode A = S.is("expression_statement") && S.numNamed() == 1 ? S.named(0)
+                                                                 : PyNode();
     if (A && A.is("assignment") && A.field("left").is("identifier") &&
         A.field("left").text() == Name)
       return A.field("right") && Fresh(A.field("right"));
@@ -2473,8 +2495,7 @@ void PythonModelBuilder::checkStateWrite(PyNode Target, PyNode Value,
        keyHoldsNoData(Target.field("subscript"), St))) {
     StringRef Held = Base.text();
     if (!reachesReturn(T.root(), [&](PyNode N) {
-          return (N.is("identifier") || N.is("attribute")) &&
-                 N.text() == Held;
+          return (N.is("identifier") || N.is("attribute")) && N.text() == Held;
         }))
       Risky = false;
   }
@@ -2487,9 +2508,9 @@ void PythonModelBuilder::checkStateWrite(PyNode Target, PyNode Value,
   }
   if (Base.is("identifier")) {
     std::string N = Base.text().str();
-    bool Global = St.Globals.count(N) ||
-                  (Target.is("subscript") && !St.Locals.count(N) &&
-                   ModuleVars.count(N));
+    bool Global =
+        St.Globals.count(N) ||
+        (Target.is("subscript") && !St.Locals.count(N) && ModuleVars.count(N));
     if (Global)
       St.PF->StateWrites.push_back({pos(Target), N, "global", Risky});
   }
@@ -2519,12 +2540,12 @@ void PythonModelBuilder::visitAssign(PyNode N, FnState &St) {
              resolve(L.field("value"), St).K == Ref::Tensor) {
     // `out[...] = x` copies into the tensor (`out[mask] = 0` fills it).
     PyNode V = R.is("unary_operator") ? R.named(0) : R;
-    bool Fill = V.is("integer") || V.is("float") || V.is("true") ||
-                V.is("false");
+    bool Fill =
+        V.is("integer") || V.is("float") || V.is("true") || V.is("false");
     addSite(St, L, SiteKind::Call,
             Fill ? "at::Tensor::fill_" : "at::Tensor::copy_");
-    noteInputWrite(L, L.field("value"),
-                   ("('" + L.text() + " = ...')").str(), St);
+    noteInputWrite(L, L.field("value"), ("('" + L.text() + " = ...')").str(),
+                   St);
   }
   checkStateWrite(L, R, St, Augmented);
   if (!R)
@@ -2633,8 +2654,8 @@ void PythonModelBuilder::walk(PyNode N, FnState &St) {
   }
   if (Ty == "if_statement") {
     PyNode Cond = N.field("condition");
-    bool False = Cond.is("false") || Cond.text() == "0" ||
-                 Cond.text() == "None";
+    bool False =
+        Cond.is("false") || Cond.text() == "0" || Cond.text() == "None";
     bool True = Cond.is("true") || Cond.text() == "1";
     walk(Cond, St);
     bool Saved = St.Dead;
@@ -2745,12 +2766,14 @@ static bool scalarAnnotation(StringRef Ty) {
   for (StringRef P : {"typing.", "Optional[", "Union["})
     Ty.consume_front(P);
   static const char *const Scalars[] = {
-      "int",       "float",         "str",          "bool",
-      "complex",   "bytes",         "tl.constexpr", "constexpr",
-      "triton.language.constexpr", "torch.dtype", "torch.device", "dtype",
-      "device",    "list",          "List",         "dict",
-      "Dict",      "tuple",         "Tuple",        "Sequence",
-      "set",       "Set",           "Iterable",     "torch.Size"};
+      "int",          "float",        "str",
+      "bool",         "complex",      "bytes",
+      "tl.constexpr", "constexpr",    "triton.language.constexpr",
+      "torch.dtype",  "torch.device", "dtype",
+      "device",       "list",         "List",
+      "dict",         "Dict",         "tuple",
+      "Tuple",        "Sequence",     "set",
+      "Set",          "Iterable",     "torch.Size"};
   for (const char *S : Scalars) {
     size_t L = strlen(S);
     if (Ty.starts_with(S) &&
@@ -2801,10 +2824,10 @@ bool PythonModelBuilder::namesModule(PyNode N, StringRef Mod) {
   if (!N || N.is("string") || N.is("comment"))
     return false;
   if (N.is("identifier") || N.is("attribute")) {
-    StringRef Q = QualCache.try_emplace(N.startByte(), qualifiedOf(N))
-                      .first->second;
-    if (Q == Mod || (Q.starts_with(Mod) && Q.drop_front(Mod.size())
-                                              .starts_with(".")))
+    StringRef Q =
+        QualCache.try_emplace(N.startByte(), qualifiedOf(N)).first->second;
+    if (Q == Mod ||
+        (Q.starts_with(Mod) && Q.drop_front(Mod.size()).starts_with(".")))
       return true;
     if (N.is("identifier"))
       return false;
@@ -2816,15 +2839,45 @@ bool PythonModelBuilder::namesModule(PyNode N, StringRef Mod) {
 }
 
 std::set<std::string> PythonModelBuilder::tensorUses(PyNode Body) {
-  static const char *const Evidence[] = {
-      "contiguous", "view",     "reshape",   "cuda",      "cpu",
-      "half",       "bfloat16", "T",         "mT",        "transpose",
-      "permute",    "unsqueeze", "squeeze",  "expand",    "expand_as",
-      "flatten",    "clone",    "copy_",     "zero_",     "fill_",
-      "view_as",    "new_empty", "new_zeros", "is_contiguous", "data_ptr",
-      "numel",      "stride",   "dim",       "ndim",      "shape",
-      "dtype",      "device",   "element_size", "is_cuda", "storage_offset",
-      "untyped_storage", "requires_grad", "nelement", "ndimension"};
+  static const char *const Evidence[] = {"contiguous",
+                                         "view",
+                                         "reshape",
+                                         "cuda",
+                                         "cpu",
+                                         "half",
+                                         "bfloat16",
+                                         "T",
+                                         "mT",
+                                         "transpose",
+                                         "permute",
+                                         "unsqueeze",
+                                         "squeeze",
+                                         "expand",
+                                         "expand_as",
+                                         "flatten",
+                                         "clone",
+                                         "copy_",
+                                         "zero_",
+                                         "fill_",
+                                         "view_as",
+                                         "new_empty",
+                                         "new_zeros",
+                                         "is_contiguous",
+                                         "data_ptr",
+                                         "numel",
+                                         "stride",
+                                         "dim",
+                                         "ndim",
+                                         "shape",
+                                         "dtype",
+                                         "device",
+                                         "element_size",
+                                         "is_cuda",
+                                         "storage_offset",
+                                         "untyped_storage",
+                                         "requires_grad",
+                                         "nelement",
+                                         "ndimension"};
   std::set<std::string> Out;
   std::function<void(PyNode)> Scan = [&](PyNode N) {
     if (N.is("attribute") && N.field("object").is("identifier") &&
@@ -2986,7 +3039,7 @@ void PythonModelBuilder::bindInputs(PyNode Body, FnState &St) {
                                      ? R.namedChildren()
                                      : std::vector<PyNode>();
         for (size_t I = 0; I < Ts.size(); ++I)
-          Bind(Ts[I], !Whole.empty() ? Whole + "[" + std::to_string(I) + "]"
+          Bind(Ts[I], !Whole.empty()  ? Whole + "[" + std::to_string(I) + "]"
                       : I < Rs.size() ? inputOf(Rs[I], St)
                                       : std::string());
       } else if (L) {
@@ -3001,8 +3054,8 @@ void PythonModelBuilder::bindInputs(PyNode Body, FnState &St) {
         for (PyNode C : T.namedChildren())
           Kill(C);
       };
-      if (PyNode T = N.is("named_expression") ? N.field("name")
-                                              : N.field("left"))
+      if (PyNode T =
+              N.is("named_expression") ? N.field("name") : N.field("left"))
         Kill(T);
       if (N.is("with_item"))
         if (PyNode V = N.field("value"); V && V.is("as_pattern"))
@@ -3105,15 +3158,15 @@ void PythonModelBuilder::walkFunction(PyFunc &F) {
     if (!P.Tensor && (DslHelper || (NoTorch && !F.TensorParams.count(P.Name))))
       ; // a DSL value
     else if (auto H = F.HandleParams.find(P.Name);
-        H != F.HandleParams.end() && !P.Tensor)
+             H != F.HandleParams.end() && !P.Tensor)
       V = Ref::of(Ref::KernelHandle, H->second); // a compiled kernel passed in
     else if (!P.Tensor && !P.NonTensor && !P.Foreign &&
-        F.CupyParams.count(P.Name) && !F.TensorParams.count(P.Name))
+             F.CupyParams.count(P.Name) && !F.TensorParams.count(P.Name))
       V = Ref::of(Ref::CupyArray); // a caller passes a CuPy array
     else if (P.Tensor ||
-             (!P.NonTensor &&
-              (HarnessParams || (!P.Foreign && (Used.count(P.Name) ||
-                                                F.TensorParams.count(P.Name))))))
+             (!P.NonTensor && (HarnessParams ||
+                               (!P.Foreign && (Used.count(P.Name) ||
+                                               F.TensorParams.count(P.Name))))))
       V = Ref::of(Ref::Tensor), St.TensorParams.insert(P.Name);
     else if (!P.NonTensor && !P.Foreign)
       V = Ref::of(Ref::MaybeTensor);
@@ -3151,10 +3204,11 @@ void PythonModelBuilder::walkFunction(PyFunc &F) {
   // in `data`), or nothing (destination passing), is the in/out convention.
   if (St.ReturnsValue)
     for (const FnState::InputWriteSite &W : St.InputWrites) {
-      bool Returned = llvm::any_of(St.ReturnedInputs, [&](const std::string &R) {
-        return R == W.Input || StringRef(W.Input).starts_with(R + "[") ||
-               StringRef(R).starts_with(W.Input + "[");
-      });
+      bool Returned =
+          llvm::any_of(St.ReturnedInputs, [&](const std::string &R) {
+            return R == W.Input || StringRef(W.Input).starts_with(R + "[") ||
+                   StringRef(R).starts_with(W.Input + "[");
+          });
       if (!Returned)
         St.PF->InputWrites.push_back({pos(W.At), W.Name, W.Input, W.How});
     }
@@ -3377,8 +3431,8 @@ void PythonModelBuilder::classifyKernelWork() {
       if (!P.Receiver && !P.NonTensor)
         Params.push_back(P.Name);
     PythonFacts::KernelWork W;
-    W.MovesOnly = movesOnly(F.Def.field("body"), Params, W.Moves, 0) &&
-                  W.Moves > 0;
+    W.MovesOnly =
+        movesOnly(F.Def.field("body"), Params, W.Moves, 0) && W.Moves > 0;
     Facts.Kernels[KV.first] = W;
   }
 }
@@ -3545,8 +3599,7 @@ void PythonModelBuilder::chooseEntries(const std::vector<std::string> &Names,
   // (`build_softmax_module(M, N)` returns `launch_softmax`; a builder may
   // return them in a dict or a tuple too): entries as the builder is.
   for (auto &KV : Funcs) {
-    if (!KV.second.JitHost || !KV.second.Nested ||
-        !M.Functions.count(KV.first))
+    if (!KV.second.JitHost || !KV.second.Nested || !M.Functions.count(KV.first))
       continue;
     auto Top = ModuleFuncs.find(StringRef(KV.second.Local).split('.').first);
     if (Top != ModuleFuncs.end() && !Funcs[Top->second].Triton &&
@@ -3679,8 +3732,9 @@ SubmissionResult atrex::lint::lintPythonFile(StringRef File, const Policy &P,
 
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(File);
   if (!Buf) {
-    M.Errors.push_back(File.str() + ": error: atrex-python: cannot read the "
-                                    "file: " +
+    M.Errors.push_back(File.str() +
+                       ": error: atrex-python: cannot read the "
+                       "file: " +
                        Buf.getError().message());
     Rendered += M.Errors.back() + "\n";
     return Finish(analyze(M, PyP, AnalysisOptions()));
@@ -3776,14 +3830,14 @@ SubmissionResult atrex::lint::lintPythonFile(StringRef File, const Policy &P,
       // kernel library. (A stand-alone file's functions stay entries a
       // harness calls: agent sandboxes call `run()` of a `candidate.py`.)
       AO.Mode = AnalysisMode::Library;
-      AO.ModeReason = "a module of package '" + B.package() +
-                      "' with no harness entry (ModelNew, custom_kernel), no "
-                      "'__main__' block and no top-level script code: "
-                      "library code, " +
-                      B.EntryWhat +
-                      (StringRef(B.EntryWhat).starts_with("its ")
-                           ? " each on its own"
-                           : "");
+      AO.ModeReason =
+          "a module of package '" + B.package() +
+          "' with no harness entry (ModelNew, custom_kernel), no "
+          "'__main__' block and no top-level script code: "
+          "library code, " +
+          B.EntryWhat +
+          (StringRef(B.EntryWhat).starts_with("its ") ? " each on its own"
+                                                      : "");
     } else {
       AO.Mode = AnalysisMode::Submission;
       AO.ModeReason = B.EntryReason;
@@ -3791,7 +3845,7 @@ SubmissionResult atrex::lint::lintPythonFile(StringRef File, const Policy &P,
   }
   // A program runs its `__main__` block: that block (and what it calls) is
   // the entry, and its inputs and result checks are glue.
-  AnalysisMode Mode = AO.Mode ? *AO.Mode
+  AnalysisMode Mode = AO.Mode    ? *AO.Mode
                       : PyP.Mode ? *PyP.Mode
                                  : AnalysisMode::Submission;
   if (Mode == AnalysisMode::Program) {
@@ -3824,7 +3878,8 @@ SubmissionResult atrex::lint::lintPythonFile(StringRef File, const Policy &P,
     unsigned Launched = 0;
     for (const KernelInfo &K : R.Kernels)
       Launched += K.Launched;
-    if (!R.Reasons.empty() && StringRef(R.Reasons.back()).starts_with("adopted"))
+    if (!R.Reasons.empty() &&
+        StringRef(R.Reasons.back()).starts_with("adopted"))
       R.Reasons.pop_back();
     std::string N = std::to_string(R.Kernels.size());
     if (!Launched) {

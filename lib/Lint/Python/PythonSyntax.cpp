@@ -37,12 +37,9 @@ PySyntaxTree::~PySyntaxTree() {
     ts_parser_delete(Parser);
 }
 
-PyNode PySyntaxTree::root() const {
-  return {ts_tree_root_node(Tree), Source};
-}
+PyNode PySyntaxTree::root() const { return {ts_tree_root_node(Tree), Source}; }
 
-static void collectErrors(PyNode N,
-                          std::vector<PySyntaxTree::SyntaxError> &Out,
+static void collectErrors(PyNode N, std::vector<PySyntaxTree::SyntaxError> &Out,
                           unsigned Max) {
   if (Out.size() >= Max || !N.hasError())
     return;
@@ -81,7 +78,8 @@ static void collectErrors(PyNode N,
     collectErrors(N.child(I), Out, Max);
 }
 
-std::vector<PySyntaxTree::SyntaxError> PySyntaxTree::errors(unsigned Max) const {
+std::vector<PySyntaxTree::SyntaxError>
+PySyntaxTree::errors(unsigned Max) const {
   std::vector<SyntaxError> Out;
   collectErrors(root(), Out, Max);
   return Out;

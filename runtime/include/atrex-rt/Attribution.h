@@ -1,4 +1,5 @@
-//===- Attribution.h - Attribute every kernel launch to its module -*- C++ -*-===//
+//===- Attribution.h - Attribute every kernel launch to its module -*- C++
+//-*-===//
 //
 // Uses the Compute Sanitizer API (see DESIGN.md, "Attribution: what was
 // measured on the H200"): the module-load callback hashes the cubin handed to
@@ -78,7 +79,8 @@ bool suppressOwnKernels(const std::string &patchFatbin, std::string &error);
 bool restoreOwnKernels(std::string &error);
 /// Own launches counted since the last suppressOwnKernels.
 int64_t ownLaunchesSuppressed();
-// Everything: modules loaded, and per kernel (name, module hash, own, region) counts.
+// Everything: modules loaded, and per kernel (name, module hash, own, region)
+// counts.
 Json report();
 
 } // namespace atrex::rt::attr

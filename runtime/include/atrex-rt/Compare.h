@@ -11,10 +11,11 @@
 
 namespace atrex::rt {
 
-// An element passes when |out - ref| <= atol + atolRms * rms(ref) + rtol * |ref|.
-// The whole tensor passes when every element passes, no element is NaN/Inf
-// where the reference is finite, and ||out - ref||_2 / ||ref||_2 <= maxRelNorm.
-// `exact` demands bitwise-equal values (integer outputs such as expert ids).
+// An element passes when |out - ref| <= atol + atolRms * rms(ref) + rtol *
+// |ref|. The whole tensor passes when every element passes, no element is
+// NaN/Inf where the reference is finite, and ||out - ref||_2 / ||ref||_2 <=
+// maxRelNorm. `exact` demands bitwise-equal values (integer outputs such as
+// expert ids).
 struct Tolerance {
   double atol = 0;
   double rtol = 0;
@@ -40,24 +41,27 @@ struct CompareResult {
   int64_t firstBad = -1;     // flat index of the first failing element
   double firstBadOut = 0, firstBadRef = 0;
   double maxAbsErr = 0;
-  double relNorm = 0;        // ||out-ref|| / ||ref|| (0 when both are 0)
+  double relNorm = 0; // ||out-ref|| / ||ref|| (0 when both are 0)
   double refRms = 0;
 
   Json toJson() const;
 };
 
-CompareResult compareValues(const double *out, const double *ref, size_t n, const Tolerance &tol);
+CompareResult compareValues(const double *out, const double *ref, size_t n,
+                            const Tolerance &tol);
 /// The verdict and reason of a comparison from its counts (numElements,
 /// numMismatches, numNonFinite, firstBad*) and the two squared norms; shared by
 /// compareValues and the device-side compareTensors (atrex-rt/Ops.h).
-void finishCompare(CompareResult &r, const Tolerance &tol, double errSq, double refSq);
-inline CompareResult compareValues(const std::vector<double> &out, const std::vector<double> &ref,
+void finishCompare(CompareResult &r, const Tolerance &tol, double errSq,
+                   double refSq);
+inline CompareResult compareValues(const std::vector<double> &out,
+                                   const std::vector<double> &ref,
                                    const Tolerance &tol) {
   if (out.size() != ref.size()) {
     CompareResult r;
     r.ok = false;
-    r.reason = "element count differs: " + std::to_string(out.size()) + " vs reference " +
-               std::to_string(ref.size());
+    r.reason = "element count differs: " + std::to_string(out.size()) +
+               " vs reference " + std::to_string(ref.size());
     return r;
   }
   return compareValues(out.data(), ref.data(), out.size(), tol);
@@ -70,10 +74,12 @@ bool zerosWouldPass(const double *ref, size_t n, const Tolerance &tol);
 // True when some constant output would pass against `ref`: tries 0, the mean
 // (the constant of least L2 error, hence of least relative norm) and the
 // median (least L1 error). `constant` receives the one that passed.
-bool constantWouldPass(const double *ref, size_t n, const Tolerance &tol, double *constant = nullptr);
+bool constantWouldPass(const double *ref, size_t n, const Tolerance &tol,
+                       double *constant = nullptr);
 
 // FNV-1a, 64 bit (the hash that identifies device images).
-uint64_t fnv1a64(const void *data, size_t size, uint64_t seed = 0xcbf29ce484222325ULL);
+uint64_t fnv1a64(const void *data, size_t size,
+                 uint64_t seed = 0xcbf29ce484222325ULL);
 std::string hashHex(uint64_t h);
 
 } // namespace atrex::rt

@@ -24,8 +24,8 @@ struct CompileResult {
   bool cached = false;
   bool internalError = false; // the gate's tools failed, not the submission
   std::string reason;
-  std::string key;     // content hash: source + binding + command
-  std::string dir;     // cache entry
+  std::string key; // content hash: source + binding + command
+  std::string dir; // cache entry
   std::string soPath;
   std::string command; // the nvcc command line
   std::vector<Cubin> cubins;
@@ -38,20 +38,25 @@ struct CompileResult {
 // The C++ translation unit that includes the submission and exports
 // `extern "C" int atrex_entry_v1(void *const *args, char *err, size_t errLen)`,
 // which casts args[i] to the i-th parameter type of the card's signature.
-std::string generateBinding(const OpSpec &spec, const std::string &submissionPath);
+std::string generateBinding(const OpSpec &spec,
+                            const std::string &submissionPath);
 
 // The nvcc command (without the output and input paths' directory prefix). For
-// `lang: "hip"` pass the patched HIP include directory (resolveHipInclude): the command
-// then adds `-x cu -D__HIP_PLATFORM_NVIDIA__ -isystem <hipInclude>`.
-std::vector<std::string> nvccCommand(const Submission &sub, const PlanSettings &settings,
-                                     const std::string &bindingPath, const std::string &soPath,
+// `lang: "hip"` pass the patched HIP include directory (resolveHipInclude): the
+// command then adds `-x cu -D__HIP_PLATFORM_NVIDIA__ -isystem <hipInclude>`.
+std::vector<std::string> nvccCommand(const Submission &sub,
+                                     const PlanSettings &settings,
+                                     const std::string &bindingPath,
+                                     const std::string &soPath,
                                      const std::string &hipInclude = "");
 
-// The directory that holds the hip/ headers for HIP submissions (HIP's NVIDIA-platform
-// headers, patched for CUDA 13 by runtime/hip/patch-hip-nvidia.sh): the plan setting
-// `hip_include`, else the environment variable ATREX_HIP_INCLUDE, else the copy the runtime
-// build patched (when CMake found HIP's headers). Returns "" and sets `error` (naming what
-// is missing) when there is none or it lacks hip/hip_runtime.h or the NVIDIA headers.
+// The directory that holds the hip/ headers for HIP submissions (HIP's
+// NVIDIA-platform headers, patched for CUDA 13 by
+// runtime/hip/patch-hip-nvidia.sh): the plan setting `hip_include`, else the
+// environment variable ATREX_HIP_INCLUDE, else the copy the runtime build
+// patched (when CMake found HIP's headers). Returns "" and sets `error` (naming
+// what is missing) when there is none or it lacks hip/hip_runtime.h or the
+// NVIDIA headers.
 std::string resolveHipInclude(const PlanSettings &settings, std::string &error);
 
 // The CUDA tools the gate runs: the toolkit's, unless the environment names
@@ -61,16 +66,18 @@ std::string nvccPath();
 std::string cuobjdumpPath();
 std::string computeSanitizerPath();
 
-// The compile cache key: source, binding, command, torch and CUDA versions and, for HIP,
-// the content of the HIP include tree.
+// The compile cache key: source, binding, command, torch and CUDA versions and,
+// for HIP, the content of the HIP include tree.
 std::string compileCacheKey(const Submission &sub, const OpSpec &spec,
-                            const PlanSettings &settings, const std::string &source,
+                            const PlanSettings &settings,
+                            const std::string &source,
                             const std::string &hipInclude);
 
 // Compiles (or reuses from `cacheDir`) the submission; extracts its cubins
 // with `cuobjdump -xelf all` and hashes them.
 CompileResult compileSubmission(const Submission &sub, const OpSpec &spec,
-                                const PlanSettings &settings, const std::string &cacheDir);
+                                const PlanSettings &settings,
+                                const std::string &cacheDir);
 
 } // namespace atrex::rt
 

@@ -29,23 +29,27 @@ inline constexpr const char *kRunSchema = "atrex-fleet-run/1";
 /// sbatch settings of one kind of job: the array's tasks or the compile job.
 struct JobOptions {
   std::string partition, account;
-  std::string time; // Slurm's time format; "": derived from the plan
+  std::string time;    // Slurm's time format; "": derived from the plan
   int cpusPerTask = 0; // 0: Slurm's default
   std::string mem;     // --mem ("64G"); "": Slurm's default
   std::vector<std::string> sbatch; // further options, one #SBATCH line each
 };
 
 struct Config {
-  JobOptions tasks;   // one GPU each (--gres=gpu:1)
-  JobOptions compile; // no GPU; partition and account default to the tasks'
-  std::string gpuType;      // --gres=gpu:TYPE:1; "": --gres=gpu:1
-  int maxParallel = 0;      // --array=...%K; 0: no limit
+  JobOptions tasks;    // one GPU each (--gres=gpu:1)
+  JobOptions compile;  // no GPU; partition and account default to the tasks'
+  std::string gpuType; // --gres=gpu:TYPE:1; "": --gres=gpu:1
+  int maxParallel = 0; // --array=...%K; 0: no limit
   std::string jobName = "atrex-fleet";
-  std::vector<std::string> setup;  // shell lines run before the gate (module load, venv)
-  std::vector<std::string> prefix; // words run before the gate (apptainer exec --nv IMAGE)
-  std::string gate;  // atrex-gate as the jobs see it; "": next to atrex-fleet
-  std::vector<std::string> gateArgs; // more atrex-gate options (--worker PATH, --jobs N)
-  std::string cache; // the shared compile cache; "": the plan's cache_dir, else RUN/cache
+  std::vector<std::string>
+      setup; // shell lines run before the gate (module load, venv)
+  std::vector<std::string>
+      prefix;       // words run before the gate (apptainer exec --nv IMAGE)
+  std::string gate; // atrex-gate as the jobs see it; "": next to atrex-fleet
+  std::vector<std::string>
+      gateArgs;      // more atrex-gate options (--worker PATH, --jobs N)
+  std::string cache; // the shared compile cache; "": the plan's cache_dir, else
+                     // RUN/cache
 };
 
 /// Reads a configuration file (atrex-fleet-config/1, docs/fleet.md) over
@@ -56,24 +60,38 @@ Config parseConfig(const Json &j, const std::string &path, Config base = {});
 // Setters shared by the configuration file and the flags: each checks the
 // value and throws std::runtime_error "<where>: <what is wrong>" (where is
 // "FILE: key" or "--flag").
-void setTime(std::string &dst, const std::string &value, const std::string &where);
-void setName(std::string &dst, const std::string &value, const std::string &where);
-void setMem(std::string &dst, const std::string &value, const std::string &where);
-void setCount(int &dst, int64_t value, int lo, int hi, const std::string &where);
-void addSbatchOption(std::vector<std::string> &dst, const std::string &value, const std::string &where);
-void addLine(std::vector<std::string> &dst, const std::string &value, const std::string &where);
+void setTime(std::string &dst, const std::string &value,
+             const std::string &where);
+void setName(std::string &dst, const std::string &value,
+             const std::string &where);
+void setMem(std::string &dst, const std::string &value,
+            const std::string &where);
+void setCount(int &dst, int64_t value, int lo, int hi,
+              const std::string &where);
+void addSbatchOption(std::vector<std::string> &dst, const std::string &value,
+                     const std::string &where);
+void addLine(std::vector<std::string> &dst, const std::string &value,
+             const std::string &where);
 /// One more atrex-gate argument; not one that atrex fleet sets (--plan,
 /// --shard, --resume, --out, --cache, --compile-only, --check).
-void addGateArg(std::vector<std::string> &dst, const std::string &value, const std::string &where);
+void addGateArg(std::vector<std::string> &dst, const std::string &value,
+                const std::string &where);
 
 /// The files of a run directory, named once.
 struct Layout {
-  std::string dir; // absolute; checked by checkRunDir before scripts are written
+  std::string
+      dir; // absolute; checked by checkRunDir before scripts are written
   std::string record() const { return dir + "/fleet.json"; }
-  std::string shardResults(int shard) const { return shardResults(std::to_string(shard)); }
+  std::string shardResults(int shard) const {
+    return shardResults(std::to_string(shard));
+  }
   /// With a shell word for the index ("$i") in the array task's script.
-  std::string shardResults(const std::string &index) const { return dir + "/shard-" + index + ".jsonl"; }
-  std::string compileOut() const { return dir + "/compile.jsonl"; } // --out of --compile-only (not written)
+  std::string shardResults(const std::string &index) const {
+    return dir + "/shard-" + index + ".jsonl";
+  }
+  std::string compileOut() const {
+    return dir + "/compile.jsonl";
+  } // --out of --compile-only (not written)
   std::string compileScript() const { return dir + "/compile.sbatch"; }
   std::string shardScript() const { return dir + "/shards.sbatch"; }
   std::string logs() const { return dir + "/logs"; }
@@ -126,8 +144,10 @@ std::string defaultCompileTime(const Plan &plan, int cpus);
 std::string arrayIndices(const std::vector<int> &shards);
 
 /// The sbatch scripts (shell-quoted, every option an #SBATCH line).
-std::string compileScript(const Config &config, const Run &run, const Layout &layout);
-std::string shardScript(const Config &config, const Run &run, const Layout &layout);
+std::string compileScript(const Config &config, const Run &run,
+                          const Layout &layout);
+std::string shardScript(const Config &config, const Run &run,
+                        const Layout &layout);
 
 /// Shard progress from its results file as --resume reads it.
 struct ShardProgress {
@@ -136,7 +156,8 @@ struct ShardProgress {
   bool haveFile = false;
   std::vector<std::string> warnings; // torn lines
 };
-std::vector<ShardProgress> progress(const Plan &plan, const Run &run, const Layout &layout);
+std::vector<ShardProgress> progress(const Plan &plan, const Run &run,
+                                    const Layout &layout);
 
 /// The shards' results merged: one line per unit (its last result other
 /// than "error", else its last "error" line) in unit order, verbatim.
@@ -152,7 +173,8 @@ struct Merge {
 /// results). Throws, naming the file and line, when a line is not a unit of
 /// this shard of the plan: a unit index outside the plan, a unit of another
 /// shard, another submission or problem at that index, another `shard`.
-Merge mergeShards(const Plan &plan, int shards, const std::function<std::string(int)> &fileOf);
+Merge mergeShards(const Plan &plan, int shards,
+                  const std::function<std::string(int)> &fileOf);
 
 /// Job states from `squeue --format=%i|%T` or `sacct --parsable2
 /// --format=JobID,State` lines: id -> first word of the state.

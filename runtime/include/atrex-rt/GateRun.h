@@ -1,4 +1,5 @@
-//===- GateRun.h - The gate parent's decisions about a unit ------*- C++ -*-===//
+//===- GateRun.h - The gate parent's decisions about a unit ------*- C++
+//-*-===//
 //
 // What atrex-gate decides from its worker runs, kept out of the driver so
 // that it is unit-tested without processes: resuming from a results file,
@@ -20,7 +21,8 @@
 namespace atrex::rt {
 
 /// The identity of a unit in a results file: index, submission and problem.
-std::string unitKey(int64_t index, const std::string &submission, const std::string &problem);
+std::string unitKey(int64_t index, const std::string &submission,
+                    const std::string &problem);
 /// The identity of a plan's unit, and of the unit a result line is for.
 std::string unitKey(const Unit &unit);
 std::string unitKey(const Json &result);
@@ -29,8 +31,9 @@ std::string unitKey(const Json &result);
 struct ResultLine {
   int line = 0;
   std::string text;
-  Json result;       // parsed gate result (empty for a torn line)
-  std::string error; // a torn line: why it does not parse ("FILE:LINE:COL: ...")
+  Json result; // parsed gate result (empty for a torn line)
+  std::string
+      error; // a torn line: why it does not parse ("FILE:LINE:COL: ...")
 };
 /// The lines of a results file in file order: gate results, and torn lines
 /// (a run killed while writing: not JSON) kept apart. Empty lines are
@@ -50,7 +53,8 @@ bool isFinalResult(const Json &result);
 /// file (for --resume). A torn line (a run killed while writing) is skipped
 /// and named in `warnings`; a line that parses but is not a gate result
 /// throws, naming the file and line.
-std::set<std::string> completedUnits(const std::string &path, std::vector<std::string> &warnings);
+std::set<std::string> completedUnits(const std::string &path,
+                                     std::vector<std::string> &warnings);
 
 /// Appends one line under an exclusive lock (several gates may share a file);
 /// after a torn last line the new one starts on a line of its own.
@@ -63,7 +67,8 @@ struct WorkerRun {
   ChildResult child;
   bool haveReport = false;
   bool gateTimedOut = false;
-  int forgedLines = 0; // report lines without the run's key (see lastReportLine)
+  int forgedLines =
+      0; // report lines without the run's key (see lastReportLine)
   Json report;
 };
 
@@ -72,8 +77,8 @@ struct WorkerRun {
 /// `<key> <json>` count; every other non-empty line was not written by the
 /// gate (the candidate shares the worker's file descriptors) and is counted
 /// in `forged`.
-bool lastReportLine(const std::string &bytes, Json &report, const std::string &key = "",
-                    int *forged = nullptr);
+bool lastReportLine(const std::string &bytes, Json &report,
+                    const std::string &key = "", int *forged = nullptr);
 
 /// A fresh secret for one worker run's report lines (32 hex digits).
 std::string reportKey();
@@ -113,7 +118,9 @@ public:
   /// The current unit's position (== size() when every unit has finished).
   size_t current() const { return finished_; }
   int64_t unit(size_t pos) const { return units_[pos]; }
-  const Json *last(size_t pos) const { return have_[pos] ? &last_[pos] : nullptr; }
+  const Json *last(size_t pos) const {
+    return have_[pos] ? &last_[pos] : nullptr;
+  }
   int forged(size_t pos) const { return forged_[pos]; }
   /// True once the unit's final line says anything but pass, or a line was
   /// forged during it: the worker is not trusted with the next unit.
@@ -149,8 +156,10 @@ struct UnitMark {
 /// gate stopped the worker (`child.stoppedByHook`, after a unit failed), the
 /// units after the last finished one are not decided. The units not decided
 /// (the returned vector is shorter than the job) run again in a fresh worker.
-std::vector<WorkerRun> decideBatch(const BatchReport &report, const ChildResult &child,
-                                   const std::vector<UnitMark> &marks, bool gateTimedOut);
+std::vector<WorkerRun> decideBatch(const BatchReport &report,
+                                   const ChildResult &child,
+                                   const std::vector<UnitMark> &marks,
+                                   bool gateTimedOut);
 
 /// The clean timing run (docs/gate.md, "Clean timing run"): for a passing,
 /// attributed result, runs `runClean` and takes its median into
@@ -161,13 +170,15 @@ std::vector<WorkerRun> decideBatch(const BatchReport &report, const ChildResult 
 /// when measured device-wide (every rep a CUPTI span) and is taken whenever it
 /// is not below 1 - tolerance of the attributed one; without a device-wide
 /// span the attributed time stands, unless a stream was destroyed before the
-/// gate could time it (then the outcome is the gate's `error`). When the attributed run's timed calls launched
-/// own and foreign kernels, `runClean` gets settings.ownShareCalls (else 0):
-/// the number of calls whose kernels the clean run times with CUPTI, joined
-/// by applyKernelTimes. Returns the clean run's outcome when it failed (the
-/// unit then fails), else an Outcome with an empty status.
-Outcome applyCleanTiming(Json &result, const PlanSettings &settings,
-                         const std::function<WorkerRun(int ownShareCalls, bool graphs)> &runClean);
+/// gate could time it (then the outcome is the gate's `error`). When the
+/// attributed run's timed calls launched own and foreign kernels, `runClean`
+/// gets settings.ownShareCalls (else 0): the number of calls whose kernels the
+/// clean run times with CUPTI, joined by applyKernelTimes. Returns the clean
+/// run's outcome when it failed (the unit then fails), else an Outcome with an
+/// empty status.
+Outcome applyCleanTiming(
+    Json &result, const PlanSettings &settings,
+    const std::function<WorkerRun(int ownShareCalls, bool graphs)> &runClean);
 
 /// The two halves of applyCleanTiming, for a clean run made apart from the
 /// decision (one clean worker for all the units of a submission):
@@ -180,8 +191,8 @@ struct CleanRunPlan {
   bool graphs = true; // false: side streams (device-wide spans, no graphs)
 };
 CleanRunPlan planCleanRun(Json &result, const PlanSettings &settings);
-Outcome applyCleanRun(Json &result, const PlanSettings &settings, const CleanRunPlan &plan,
-                      const WorkerRun &run);
+Outcome applyCleanRun(Json &result, const PlanSettings &settings,
+                      const CleanRunPlan &plan, const WorkerRun &run);
 
 /// True when the timed calls launched own and foreign kernels (the own-time
 /// share is not decided by the attribution alone).
@@ -204,7 +215,8 @@ Json parseMemcheckLog(const std::string &log);
 /// `memcheck` in the result; returns a failing Outcome when memcheck found
 /// errors in a run that otherwise passed, else an empty one (an inconclusive
 /// run — crash, limit, no summary — is recorded, not held against the unit).
-Outcome applyMemcheck(Json &result, const WorkerRun &run, const std::string &log);
+Outcome applyMemcheck(Json &result, const WorkerRun &run,
+                      const std::string &log);
 
 /// Whether a timer symbol that resolves outside CUDA's own libraries was
 /// bound so before the submission's library was loaded and loading it left
@@ -215,7 +227,8 @@ Outcome applyMemcheck(Json &result, const WorkerRun &run, const std::string &log
 /// library under `timer_symbols.injected_by_environment` instead of failing
 /// the unit. (Matching the file against CUDA_INJECTION64_PATH/LD_PRELOAD, the
 /// first rule, exempted nothing under ncu: H200 2026-12-02d.)
-bool boundBeforeSubmission(const std::string &fileBefore, const void *addrBefore, const std::string &fileAfter,
+bool boundBeforeSubmission(const std::string &fileBefore,
+                           const void *addrBefore, const std::string &fileAfter,
                            const void *addrAfter);
 
 } // namespace atrex::rt

@@ -1,4 +1,5 @@
-//===- Json.h - The runtime's JSON value (nlohmann-json underneath) -*- C++ -*-===//
+//===- Json.h - The runtime's JSON value (nlohmann-json underneath) -*- C++
+//-*-===//
 //
 // The runtime builds without LLVM (no llvm::json). Parsing and writing are
 // nlohmann-json's (Debian nlohmann-json3-dev, header-only; Json.cpp): this
@@ -44,7 +45,8 @@ public:
   Json(long long v) : kind(Kind::Int), intValue(v) {}
   Json(unsigned v) : kind(Kind::Int), intValue(v) {}
   Json(unsigned long v) : kind(Kind::Int), intValue(static_cast<int64_t>(v)) {}
-  Json(unsigned long long v) : kind(Kind::Int), intValue(static_cast<int64_t>(v)) {}
+  Json(unsigned long long v)
+      : kind(Kind::Int), intValue(static_cast<int64_t>(v)) {}
   Json(double v) : kind(Kind::Double), doubleValue(v) {}
   Json(const char *s) : kind(Kind::String), stringValue(s) {}
   Json(std::string s) : kind(Kind::String), stringValue(std::move(s)) {}
@@ -96,14 +98,16 @@ public:
 
   // Parses a whole document (RFC 8259; nesting up to 256 levels, no
   // duplicate keys); throws JsonError "<what>:<line>:<col>: message".
-  static Json parse(const std::string &text, const std::string &what = "<json>");
+  static Json parse(const std::string &text,
+                    const std::string &what = "<json>");
 
   bool operator==(const Json &other) const;
   bool operator!=(const Json &other) const { return !(*this == other); }
 
 private:
   friend class JsonReader; // Json.cpp: nlohmann's SAX events -> Json
-  friend struct JsonCodec; // Json.cpp: Json -> nlohmann::ordered_json for dump()
+  friend struct JsonCodec; // Json.cpp: Json -> nlohmann::ordered_json for
+                           // dump()
   const char *kindName() const;
 
   Kind kind = Kind::Null;
@@ -124,8 +128,8 @@ Json parseJsonFile(const std::string &path);
 // Throws std::runtime_error "<path>: <where>: ..." unless `obj` is an object
 // whose keys are all in `allowed` (the message lists them). `where` may be
 // empty (the document itself).
-void checkObjectKeys(const Json &obj, const std::vector<std::string> &allowed, const std::string &path,
-                     const std::string &where);
+void checkObjectKeys(const Json &obj, const std::vector<std::string> &allowed,
+                     const std::string &path, const std::string &where);
 
 } // namespace atrex::rt
 

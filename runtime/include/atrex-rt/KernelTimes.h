@@ -1,4 +1,5 @@
-//===- KernelTimes.h - Per-kernel GPU durations through CUPTI -----*- C++ -*-===//
+//===- KernelTimes.h - Per-kernel GPU durations through CUPTI -----*- C++
+//-*-===//
 //
 // Device activities (kernels, copies, sets on every stream) from CUPTI's
 // activity API, in the clean timing run only (no Compute Sanitizer

@@ -1,4 +1,5 @@
-//===- Measurement.h - Timed samples of a submission's calls -----*- C++ -*-===//
+//===- Measurement.h - Timed samples of a submission's calls -----*- C++
+//-*-===//
 //
 // The worker's cold measurement (in the style of nvbench's): one sample per
 // timed call, each taken after an L2 flush and a device synchronisation,
@@ -52,8 +53,8 @@ struct Span {
   int64_t streams = 0;              // distinct streams among them
   std::vector<std::string> kernels; // kernel names, in launch order
 };
-Span spanOf(const std::vector<Activity> &acts, uint64_t windowStart, uint64_t windowEnd,
-            const std::string &gateSleepName);
+Span spanOf(const std::vector<Activity> &acts, uint64_t windowStart,
+            uint64_t windowEnd, const std::string &gateSleepName);
 
 /// Linear-interpolated percentile (p in [0, 1]) of a non-empty sample.
 double percentile(std::vector<double> v, double p);
@@ -63,17 +64,19 @@ double medianRelErr(std::vector<double> v);
 
 /// "+name x2, -other x1": how the multiset `now` differs from `first`; ""
 /// when equal.
-std::string kernelSetDiff(std::vector<std::string> first, std::vector<std::string> now);
+std::string kernelSetDiff(std::vector<std::string> first,
+                          std::vector<std::string> now);
 
 /// One timed call.
 struct Sample {
-  double eventUs = 0;   // start event to the latest end event the gate recorded
-  double mainUs = 0;    // start event to the end event on the caller's stream
-  double wallUs = 0;    // host time around the whole sample
-  double spanUs = -1;   // device-wide span (CUPTI); < 0: not measured
-  bool sideStreams = false;         // the call was seen launching on another stream
-  bool kernelsKnown = false;        // `kernels` holds what the call launched
-  std::vector<std::string> kernels; // kernel names the call launched (any order)
+  double eventUs = 0; // start event to the latest end event the gate recorded
+  double mainUs = 0;  // start event to the end event on the caller's stream
+  double wallUs = 0;  // host time around the whole sample
+  double spanUs = -1; // device-wide span (CUPTI); < 0: not measured
+  bool sideStreams = false;  // the call was seen launching on another stream
+  bool kernelsKnown = false; // `kernels` holds what the call launched
+  std::vector<std::string>
+      kernels; // kernel names the call launched (any order)
 
   /// The sample's time: the longest of what was measured.
   double us() const { return spanUs > eventUs ? spanUs : eventUs; }
@@ -82,7 +85,8 @@ struct Sample {
 class Measurement {
 public:
   Measurement(int minReps, int maxReps, double targetRelErr, double maxSeconds)
-      : minReps(minReps), maxReps(maxReps), targetRelErr(targetRelErr), maxSeconds(maxSeconds) {}
+      : minReps(minReps), maxReps(maxReps), targetRelErr(targetRelErr),
+        maxSeconds(maxSeconds) {}
 
   void add(Sample s);
   /// True once min_reps samples are in and the median is within the target

@@ -1,4 +1,5 @@
-//===- OpSpecs.h - Operator entry signatures, shapes, tolerances -*- C++ -*-===//
+//===- OpSpecs.h - Operator entry signatures, shapes, tolerances -*- C++
+//-*-===//
 //
 // The torch-free half of the operator library: for each operator, its shape
 // keys, the entry point signature that submissions implement (vLLM-style
@@ -52,8 +53,8 @@ struct OpSpec {
   std::string name;
   std::string summary;
   std::vector<std::string> shapeKeys;
-  std::string keyDoc;      // meaning of each key
-  ShapeMap exampleShape;   // a small valid shape (used by tests and --list)
+  std::string keyDoc;    // meaning of each key
+  ShapeMap exampleShape; // a small valid shape (used by tests and --list)
   std::vector<ArgSpec> args;
   // Extra constraints; returns an empty string when the shape is valid.
   std::function<std::string(const ShapeMap &)> check;
@@ -81,7 +82,8 @@ std::string knownOpNames();
 // tensor-directory names (OpSpec::outputName). Called before main by each
 // operator's implementation file (lib/ops/OpImpl.h, ATREX_REGISTER_OP);
 // aborts when called after allOpSpecs() was built.
-void registerOpTolerances(const std::string &op, const std::map<std::string, Tolerance> &tolerances);
+void registerOpTolerances(const std::string &op,
+                          const std::map<std::string, Tolerance> &tolerances);
 
 // Parses "K=V,K=V" against the spec. Throws std::runtime_error on unknown or
 // missing keys, non-integers and violated constraints, naming the operator.
@@ -96,7 +98,8 @@ void validateShape(const OpSpec &spec, const ShapeMap &shape);
 // operator's tolerances: every output of `ref` must be in `candidate` with the
 // same dtype and shape. Returns {"ok": bool, "outputs": {name: CompareResult}}
 // plus "error" for structural problems.
-Json checkTensorDirs(const OpSpec &spec, const TensorDir &ref, const TensorDir &candidate);
+Json checkTensorDirs(const OpSpec &spec, const TensorDir &ref,
+                     const TensorDir &candidate);
 
 } // namespace atrex::rt
 

@@ -28,12 +28,14 @@ using TensorMap = std::map<std::string, at::Tensor>;
 // Values include the edges of each operator's domain (rows scaled by factors
 // from 2^-4 to 2^4, large-magnitude router logits), so that a precision
 // downgrade fails the tolerance.
-TensorMap generateInputs(const OpSpec &spec, const ShapeMap &shape, uint64_t seed,
-                         const at::Device &device);
+TensorMap generateInputs(const OpSpec &spec, const ShapeMap &shape,
+                         uint64_t seed, const at::Device &device);
 
-// Reference outputs, keyed by tensor-directory output name (OpSpec::outputName),
-// computed from `inputs` (which are not modified), in fp32 on the inputs' device.
-TensorMap computeReference(const OpSpec &spec, const ShapeMap &shape, const TensorMap &inputs);
+// Reference outputs, keyed by tensor-directory output name
+// (OpSpec::outputName), computed from `inputs` (which are not modified), in
+// fp32 on the inputs' device.
+TensorMap computeReference(const OpSpec &spec, const ShapeMap &shape,
+                           const TensorMap &inputs);
 
 // The operators with a registered implementation (runtime/lib/ops/<op>.cpp:
 // generator, reference, tolerances), sorted by name. Tests iterate it; it
@@ -41,23 +43,26 @@ TensorMap computeReference(const OpSpec &spec, const ShapeMap &shape, const Tens
 std::vector<std::string> registeredOperators();
 
 // Allocates (uninitialized) the tensor of an OutTensor argument.
-at::Tensor allocateOutput(const ArgSpec &arg, const ShapeMap &shape, const at::Device &device);
+at::Tensor allocateOutput(const ArgSpec &arg, const ShapeMap &shape,
+                          const at::Device &device);
 
 at::ScalarType toScalarType(DType dtype);
 DType fromScalarType(at::ScalarType st);
-RawTensor toRawTensor(const std::string &name, const std::string &role, const at::Tensor &t);
+RawTensor toRawTensor(const std::string &name, const std::string &role,
+                      const at::Tensor &t);
 at::Tensor fromRawTensor(const RawTensor &raw);
 // All elements as doubles on the host (for compareValues).
 std::vector<double> tensorToDoubles(const at::Tensor &t);
 /// compareValues on the tensors' device (in float64, `chunk` elements at a
 /// time): the same result, without copying both tensors to the host; the gate
 /// checks outputs of hundreds of millions of elements this way.
-CompareResult compareTensors(const at::Tensor &out, const at::Tensor &ref, const Tolerance &tol,
+CompareResult compareTensors(const at::Tensor &out, const at::Tensor &ref,
+                             const Tolerance &tol,
                              int64_t chunk = int64_t(1) << 26);
 
 // Builds the tensor directory of (inputs, reference outputs) for one problem.
-TensorDir makeReferenceDir(const OpSpec &spec, const ShapeMap &shape, uint64_t seed,
-                           const at::Device &device);
+TensorDir makeReferenceDir(const OpSpec &spec, const ShapeMap &shape,
+                           uint64_t seed, const at::Device &device);
 
 } // namespace atrex::rt
 

@@ -28,7 +28,8 @@ struct Submission {
   std::string source; // path, resolved against the plan's directory
   std::string op;
   std::string lang = "cuda";
-  std::string expectedVerdict; // optional: checked, reported as "expected_verdict_met"
+  std::string
+      expectedVerdict; // optional: checked, reported as "expected_verdict_met"
   std::vector<std::string> extraFlags; // extra nvcc flags
   std::vector<Problem> problems;
 };
@@ -42,12 +43,15 @@ struct PlanSettings {
   int64_t addressSpaceBytes = 0;
   bool privateNetwork = true;
   // Workers see every file system read-only but their job directory and the
-  // gate's JIT caches (a mount namespace; needs root: docs/gate.md, "Isolation").
+  // gate's JIT caches (a mount namespace; needs root: docs/gate.md,
+  // "Isolation").
   bool readOnlyView = true;
-  // The ghost-replay check after the correctness trials (docs/gate.md, "Integrity checks").
+  // The ghost-replay check after the correctness trials (docs/gate.md,
+  // "Integrity checks").
   bool ghostReplay = true;
   // The clocks stage: a unit timed while the GPU slowed its clocks (thermal,
-  // hardware slowdown, power brake) is the gate's error (docs/gate.md, "Stages").
+  // hardware slowdown, power brake) is the gate's error (docs/gate.md,
+  // "Stages").
   bool clockCheck = true;
   int trials = 4;
   double warmupMs = 100;
@@ -80,7 +84,8 @@ struct PlanSettings {
   uint64_t seed = 0;                 // with "fixed"
   std::string gpu;                   // expected GPU name substring (optional)
   std::string cacheDir;              // default: <out dir>/.atrex-gate-cache
-  std::string hipInclude;            // lang hip: patched HIP include dir (resolveHipInclude)
+  std::string
+      hipInclude; // lang hip: patched HIP include dir (resolveHipInclude)
 };
 
 struct Plan {

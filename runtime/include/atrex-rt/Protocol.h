@@ -1,4 +1,5 @@
-//===- Protocol.h - Names shared by atrex-gate and its worker ----*- C++ -*-===//
+//===- Protocol.h - Names shared by atrex-gate and its worker ----*- C++
+//-*-===//
 //
 // The schema ids, statuses, stages, verdicts and worker-run kinds that the
 // gate (parent) and atrex-gate-worker (child) exchange through the job
@@ -44,9 +45,11 @@ inline constexpr const char *kUnknown = "unknown";
 
 /// Every value each result field may take (the result validator's sets).
 inline constexpr const char *kStatuses[] = {kPass, kFail, kError};
-inline constexpr const char *kStages[] = {kStageCompile,     kStageSetup, kStageCorrectness,
-                                          kStagePerformance, kStageDone,  kStageAttribution};
-inline constexpr const char *kVerdicts[] = {kAdopted, kFallback, kNoKernel, kSuspicious, kUnknown};
+inline constexpr const char *kStages[] = {kStageCompile,     kStageSetup,
+                                          kStageCorrectness, kStagePerformance,
+                                          kStageDone,        kStageAttribution};
+inline constexpr const char *kVerdicts[] = {kAdopted, kFallback, kNoKernel,
+                                            kSuspicious, kUnknown};
 
 // Worker runs (the job document's "run"): the attributed run (Compute
 // Sanitizer subscription: the verdict), the clean timing run (no

@@ -1,4 +1,5 @@
-//===- Reference.h - Torch-free entry points into the references -*- C++ -*-===//
+//===- Reference.h - Torch-free entry points into the references -*- C++
+//-*-===//
 //
 // Lets tools build tensor directories without including libtorch headers
 // (defined in lib/ops/Ops.cpp, which links libtorch).
@@ -17,8 +18,8 @@ namespace atrex::rt {
 // `device` is "cpu", "cuda" or "cuda:N". Throws std::runtime_error on bad
 // shapes or devices, and when the instance is invalid because an all-zero
 // output would pass the tolerance of some output.
-TensorDir makeReferenceDir(const OpSpec &spec, const ShapeMap &shape, uint64_t seed,
-                           const std::string &device);
+TensorDir makeReferenceDir(const OpSpec &spec, const ShapeMap &shape,
+                           uint64_t seed, const std::string &device);
 
 // Suite validity of one problem instance: {"ok", "reasons": [...],
 // "outputs": {name: {"constant_passes", "constant"?}}, "inputs": {name:

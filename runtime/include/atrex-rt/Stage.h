@@ -1,4 +1,5 @@
-//===- Stage.h - The gate's stages and the worker runs they make -*- C++ -*-===//
+//===- Stage.h - The gate's stages and the worker runs they make -*- C++
+//-*-===//
 //
 // A gate stage is one step of what atrex-gate does with the units of one
 // submission: compile, the attributed run (correctness, performance and
@@ -33,7 +34,8 @@ namespace atrex::rt {
 struct UnitState {
   const Unit *u = nullptr;
   Json r; // the result line so far
-  std::string status = protocol::kError, stage = protocol::kStageCompile, reason, verdict = protocol::kUnknown;
+  std::string status = protocol::kError, stage = protocol::kStageCompile,
+              reason, verdict = protocol::kUnknown;
   uint64_t seed = 0;
   Json sideEffects = Json::object(), workerSeconds = Json::object();
   double workerWall = 0; // the unit's share of its worker runs' wall time
@@ -58,10 +60,14 @@ struct BatchItem {
 /// the run kind.
 class WorkerRunner {
 public:
-  WorkerRunner(const Plan &plan, std::string worker, std::string jobDir, std::string cacheDir);
-  std::vector<WorkerRun> run(const std::string &runKind, const CompileResult &cr, const std::vector<BatchItem> &items,
-                             const std::map<std::string, std::string> &extraEnv = {},
-                             const std::vector<std::string> &wrapper = {}, double wallSeconds = 0) const;
+  WorkerRunner(const Plan &plan, std::string worker, std::string jobDir,
+               std::string cacheDir);
+  std::vector<WorkerRun>
+  run(const std::string &runKind, const CompileResult &cr,
+      const std::vector<BatchItem> &items,
+      const std::map<std::string, std::string> &extraEnv = {},
+      const std::vector<std::string> &wrapper = {},
+      double wallSeconds = 0) const;
   const std::string &jobDir() const { return jobDir_; }
 
 private:

@@ -20,13 +20,14 @@
 namespace atrex::rt {
 
 struct Limits {
-  double wallSeconds = 60;     // watchdog: kill the process group after this
-  double cpuSeconds = 0;       // RLIMIT_CPU (0: none)
+  double wallSeconds = 60;       // watchdog: kill the process group after this
+  double cpuSeconds = 0;         // RLIMIT_CPU (0: none)
   int64_t addressSpaceBytes = 0; // RLIMIT_AS (0: none; CUDA needs a huge one)
-  int64_t fileSizeBytes = 0;   // RLIMIT_FSIZE (0: none)
-  int64_t rssBytes = 0;        // resident-set watchdog, polled (0: none)
-  int64_t openFiles = 0;       // RLIMIT_NOFILE (0: inherit)
-  bool privateNetwork = false; // unshare(CLONE_NEWNET) before exec, where allowed
+  int64_t fileSizeBytes = 0;     // RLIMIT_FSIZE (0: none)
+  int64_t rssBytes = 0;          // resident-set watchdog, polled (0: none)
+  int64_t openFiles = 0;         // RLIMIT_NOFILE (0: inherit)
+  bool privateNetwork =
+      false; // unshare(CLONE_NEWNET) before exec, where allowed
   // A private mount namespace in which every file system is read-only except
   // `writablePaths` (and their subtrees), set up before exec where allowed
   // (root, CAP_SYS_ADMIN, Linux 5.12+ mount_setattr). Best effort, like
@@ -46,16 +47,24 @@ struct ChildResult {
   // Continued: not an end of the process. One unit of a worker that runs
   // several (docs/gate.md, "Worker batches"): the worker reported the unit's
   // end and went on; the record is the gate's account of that unit.
-  enum class End { Exited, Signaled, TimedOut, MemoryExceeded, SpawnFailed, Continued };
+  enum class End {
+    Exited,
+    Signaled,
+    TimedOut,
+    MemoryExceeded,
+    SpawnFailed,
+    Continued
+  };
   End end = End::SpawnFailed;
   int exitCode = -1;
   int signal = 0;
   double wallSeconds = 0;
   int64_t peakRssBytes = 0;
-  bool privateNetwork = false; // whether the network namespace was created
-  bool readOnlyView = false;   // whether the read-only mount view was set up
+  bool privateNetwork = false;   // whether the network namespace was created
+  bool readOnlyView = false;     // whether the read-only mount view was set up
   std::string readOnlyViewError; // why not, when it was asked for and failed
-  int orphansKilled = 0;       // processes left behind outside the group (killOrphans)
+  int orphansKilled =
+      0; // processes left behind outside the group (killOrphans)
   std::string stdoutTail, stderrTail;
   std::string report; // bytes written to fd 3
   bool reportTruncated = false;
@@ -65,8 +74,11 @@ struct ChildResult {
   double clockRestartedAt = 0;
   bool stoppedByHook = false; // ended because a ReportHook asked for it
 
-  bool succeeded() const { return (end == End::Exited && exitCode == 0) || end == End::Continued; }
-  // One line saying how the child ended ("crashed: segmentation fault (SIGSEGV)", ...).
+  bool succeeded() const {
+    return (end == End::Exited && exitCode == 0) || end == End::Continued;
+  }
+  // One line saying how the child ended ("crashed: segmentation fault
+  // (SIGSEGV)", ...).
   std::string reason() const;
   Json toJson() const;
 };
@@ -80,7 +92,8 @@ struct Progress {
 /// Called while the child runs, each time new bytes arrived on its report
 /// channel (fd 3); `sofar` holds the report bytes, the output tails and the
 /// peak resident set up to now.
-using ReportHook = std::function<Progress(pid_t child, const ChildResult &sofar)>;
+using ReportHook =
+    std::function<Progress(pid_t child, const ChildResult &sofar)>;
 
 /// While `child` (the leader of its own process group) runs: kills the
 /// processes that left its group — descendants of `child` in another process
@@ -102,8 +115,10 @@ void killRunningChildren();
 // `stdinData` is written to the child's stdin, which is then closed.
 // `env` entries are added to (or replace in) the inherited environment;
 // entries in `unsetEnv` are removed.
-ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &limits,
-                          const std::string &stdinData = "", const std::string &workDir = "",
+ChildResult runSupervised(const std::vector<std::string> &argv,
+                          const Limits &limits,
+                          const std::string &stdinData = "",
+                          const std::string &workDir = "",
                           const std::map<std::string, std::string> &env = {},
                           const std::vector<std::string> &unsetEnv = {},
                           const ReportHook &onReport = {});

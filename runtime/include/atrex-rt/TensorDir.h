@@ -17,7 +17,20 @@
 
 namespace atrex::rt {
 
-enum class DType { F64, F32, F16, BF16, F8E4M3, F8E5M2, I64, I32, I16, I8, U8, Bool };
+enum class DType {
+  F64,
+  F32,
+  F16,
+  BF16,
+  F8E4M3,
+  F8E5M2,
+  I64,
+  I32,
+  I16,
+  I8,
+  U8,
+  Bool
+};
 
 const char *dtypeName(DType dtype);
 std::optional<DType> parseDType(const std::string &name);
@@ -41,7 +54,9 @@ struct RawTensor {
   std::string alias;
 
   int64_t numel() const;
-  size_t byteSize() const { return static_cast<size_t>(numel()) * dtypeSize(dtype); }
+  size_t byteSize() const {
+    return static_cast<size_t>(numel()) * dtypeSize(dtype);
+  }
   // All elements as doubles (exact for every dtype except i64 beyond 2^53).
   std::vector<double> toDoubles() const;
 };

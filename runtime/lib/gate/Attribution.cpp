@@ -30,7 +30,8 @@ struct ModuleInfo {
   size_t size = 0;
   bool own = false;
   std::string library; // file the image lives in (dladdr), "" for heap images
-  std::string loader;  // shared object whose code loaded a heap image (call stack)
+  std::string
+      loader; // shared object whose code loaded a heap image (call stack)
 };
 struct KernelKey {
   std::string name;
@@ -63,16 +64,22 @@ bool ghostPatchesLoaded = false;
 
 const char *regionName(int r) {
   switch (r) {
-  case 0: return "gate";
-  case 1: return "correctness";
-  case 2: return "timed";
-  default: return "?";
+  case 0:
+    return "gate";
+  case 1:
+    return "correctness";
+  case 2:
+    return "timed";
+  default:
+    return "?";
   }
 }
 
 #if ATREX_HAVE_SANITIZER
-using SubscribeFn = SanitizerResult (*)(Sanitizer_SubscriberHandle *, Sanitizer_CallbackFunc, void *);
-using EnableDomainFn = SanitizerResult (*)(uint32_t, Sanitizer_SubscriberHandle, Sanitizer_CallbackDomain);
+using SubscribeFn = SanitizerResult (*)(Sanitizer_SubscriberHandle *,
+                                        Sanitizer_CallbackFunc, void *);
+using EnableDomainFn = SanitizerResult (*)(uint32_t, Sanitizer_SubscriberHandle,
+                                           Sanitizer_CallbackDomain);
 
 /// The shared object that asked the driver for this module: the first frame of
 /// the loading call stack outside the CUDA driver and runtime, the Sanitizer
@@ -92,8 +99,9 @@ std::string loadingLibrary() {
       continue;
     const char *base = std::strrchr(dl.dli_fname, '/');
     base = base ? base + 1 : dl.dli_fname;
-    static const char *skip[] = {"libcuda.so", "libcudart", "libsanitizer", "libc.so",
-                                 "libpthread", "ld-linux", "libgcc_s", "libstdc++"};
+    static const char *skip[] = {"libcuda.so", "libcudart",  "libsanitizer",
+                                 "libc.so",    "libpthread", "ld-linux",
+                                 "libgcc_s",   "libstdc++"};
     bool skipped = false;
     for (const char *p : skip)
       skipped |= std::strncmp(base, p, std::strlen(p)) == 0;
@@ -104,16 +112,22 @@ std::string loadingLibrary() {
 }
 
 template <typename Fn> Fn sanitizerFn(const char *name) {
-  return sanitizerLib ? reinterpret_cast<Fn>(dlsym(sanitizerLib, name)) : nullptr;
+  return sanitizerLib ? reinterpret_cast<Fn>(dlsym(sanitizerLib, name))
+                      : nullptr;
 }
 /// Installs the ghost patch at block entry of one module. "" or why not.
 std::string patchForGhost(CUmodule module) {
-  auto patchInstructions = sanitizerFn<decltype(&::sanitizerPatchInstructions)>("sanitizerPatchInstructions");
-  auto patchModule = sanitizerFn<decltype(&::sanitizerPatchModule)>("sanitizerPatchModule");
+  auto patchInstructions = sanitizerFn<decltype(&::sanitizerPatchInstructions)>(
+      "sanitizerPatchInstructions");
+  auto patchModule =
+      sanitizerFn<decltype(&::sanitizerPatchModule)>("sanitizerPatchModule");
   if (!patchInstructions || !patchModule)
-    return "libsanitizer-public.so lacks sanitizerPatchInstructions/sanitizerPatchModule";
-  if (patchInstructions(SANITIZER_INSTRUCTION_BLOCK_ENTER, module, "atrexGhostBlockEnter") != SANITIZER_SUCCESS)
-    return "sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BLOCK_ENTER) failed";
+    return "libsanitizer-public.so lacks "
+           "sanitizerPatchInstructions/sanitizerPatchModule";
+  if (patchInstructions(SANITIZER_INSTRUCTION_BLOCK_ENTER, module,
+                        "atrexGhostBlockEnter") != SANITIZER_SUCCESS)
+    return "sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BLOCK_ENTER) "
+           "failed";
   if (patchModule(module) != SANITIZER_SUCCESS)
     return "sanitizerPatchModule failed";
   return "";
@@ -131,7 +145,8 @@ void onModuleLoaded(const Sanitizer_ResourceModuleData *md) {
   if (info.library.empty() && !info.own)
     info.loader = loadingLibrary();
   // An own module loaded during the ghost call is suppressed too.
-  bool patched = info.own && ghostOn.load() && patchForGhost(md->module).empty();
+  bool patched =
+      info.own && ghostOn.load() && patchForGhost(md->module).empty();
   std::lock_guard<std::mutex> lock(mu);
   modules[reinterpret_cast<void *>(md->module)] = info;
   if (patched)
@@ -146,11 +161,13 @@ void onLaunch(void *module, const char *functionName, void *stream) {
     ++gateLaunchCount;
     return;
   }
-  // Candidate work from a thread of its own outside a call counts as correctness-region work.
+  // Candidate work from a thread of its own outside a call counts as
+  // correctness-region work.
   if (r == 0)
     r = 1;
   auto it = modules.find(module);
-  KernelKey key{functionName ? functionName : "?", it == modules.end() ? 0 : it->second.hash,
+  KernelKey key{functionName ? functionName : "?",
+                it == modules.end() ? 0 : it->second.hash,
                 it != modules.end() && it->second.own, r};
   if (ghostOn.load(std::memory_order_relaxed) && key.own)
     ++ghostOwnLaunches;
@@ -168,12 +185,17 @@ void onStreamDestroy(void *stream) {
     ++callDestroyed;
 }
 
-void callback(void *, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void *cbdata) {
-  if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED) {
+void callback(void *, Sanitizer_CallbackDomain domain,
+              Sanitizer_CallbackId cbid, const void *cbdata) {
+  if (domain == SANITIZER_CB_DOMAIN_RESOURCE &&
+      cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED) {
     onModuleLoaded(static_cast<const Sanitizer_ResourceModuleData *>(cbdata));
-  } else if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_STREAM_DESTROY_STARTING) {
-    onStreamDestroy(reinterpret_cast<void *>(static_cast<const Sanitizer_ResourceStreamData *>(cbdata)->stream));
-  } else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_BEGIN) {
+  } else if (domain == SANITIZER_CB_DOMAIN_RESOURCE &&
+             cbid == SANITIZER_CBID_RESOURCE_STREAM_DESTROY_STARTING) {
+    onStreamDestroy(reinterpret_cast<void *>(
+        static_cast<const Sanitizer_ResourceStreamData *>(cbdata)->stream));
+  } else if (domain == SANITIZER_CB_DOMAIN_LAUNCH &&
+             cbid == SANITIZER_CBID_LAUNCH_BEGIN) {
     auto *ld = static_cast<const Sanitizer_LaunchData *>(cbdata);
     onLaunch(reinterpret_cast<void *>(ld->module), ld->functionName,
              reinterpret_cast<void *>(ld->stream));
@@ -181,14 +203,16 @@ void callback(void *, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid
              cbid == SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN) {
     auto *gd = static_cast<const Sanitizer_GraphNodeLaunchData *>(cbdata);
     if (gd->nodeType == CU_GRAPH_NODE_TYPE_KERNEL && !gd->isGraphUpload)
-      onLaunch(reinterpret_cast<void *>(gd->launchData.module), gd->launchData.functionName,
+      onLaunch(reinterpret_cast<void *>(gd->launchData.module),
+               gd->launchData.functionName,
                reinterpret_cast<void *>(gd->launchData.stream));
   }
 }
 #endif
 } // namespace
 
-bool start(const std::set<uint64_t> &own, const std::string &libraryPath, std::string &error) {
+bool start(const std::set<uint64_t> &own, const std::string &libraryPath,
+           std::string &error) {
 #if ATREX_HAVE_SANITIZER
   ownSet = own;
   gateThread = std::this_thread::get_id();
@@ -197,20 +221,26 @@ bool start(const std::set<uint64_t> &own, const std::string &libraryPath, std::s
     error = std::string("cannot load the Compute Sanitizer API: ") + dlerror();
     return false;
   }
-  auto subscribe = reinterpret_cast<SubscribeFn>(dlsym(lib, "sanitizerSubscribe"));
-  auto enable = reinterpret_cast<EnableDomainFn>(dlsym(lib, "sanitizerEnableDomain"));
+  auto subscribe =
+      reinterpret_cast<SubscribeFn>(dlsym(lib, "sanitizerSubscribe"));
+  auto enable =
+      reinterpret_cast<EnableDomainFn>(dlsym(lib, "sanitizerEnableDomain"));
   if (!subscribe || !enable) {
-    error = "libsanitizer-public.so lacks sanitizerSubscribe/sanitizerEnableDomain";
+    error =
+        "libsanitizer-public.so lacks sanitizerSubscribe/sanitizerEnableDomain";
     return false;
   }
   Sanitizer_SubscriberHandle handle;
   if (subscribe(&handle, callback, nullptr) != SANITIZER_SUCCESS) {
-    error = "sanitizerSubscribe failed (is another profiler or CUPTI attached?)";
+    error =
+        "sanitizerSubscribe failed (is another profiler or CUPTI attached?)";
     return false;
   }
-  for (auto d : {SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CB_DOMAIN_GRAPHS})
+  for (auto d : {SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CB_DOMAIN_LAUNCH,
+                 SANITIZER_CB_DOMAIN_GRAPHS})
     if (enable(1, handle, d) != SANITIZER_SUCCESS) {
-      error = "sanitizerEnableDomain failed for domain " + std::to_string(static_cast<int>(d));
+      error = "sanitizerEnableDomain failed for domain " +
+              std::to_string(static_cast<int>(d));
       return false;
     }
   sanitizerLib = lib;
@@ -219,7 +249,8 @@ bool start(const std::set<uint64_t> &own, const std::string &libraryPath, std::s
 #else
   (void)own;
   (void)libraryPath;
-  error = "built without sanitizer.h (ATREX_SANITIZER_INCLUDE_DIR): no attribution";
+  error =
+      "built without sanitizer.h (ATREX_SANITIZER_INCLUDE_DIR): no attribution";
   return false;
 #endif
 }
@@ -272,7 +303,8 @@ Summary summary() {
           if (!info.library.empty())
             where = info.library;
           else if (!info.loader.empty())
-            where = "heap image loaded by " + info.loader + ", module " + hashHex(key.moduleHash);
+            where = "heap image loaded by " + info.loader + ", module " +
+                    hashHex(key.moduleHash);
         }
       if (key.moduleHash == 0)
         where = "unknown module";
@@ -296,7 +328,8 @@ Json report() {
     k.set("launches", count);
     for (const auto &[mod, info] : modules)
       if (info.hash == key.moduleHash) {
-        k.set("image", info.library.empty() ? Json("heap") : Json(info.library));
+        k.set("image",
+              info.library.empty() ? Json("heap") : Json(info.library));
         if (!info.loader.empty())
           k.set("loaded_by", info.loader);
         break;
@@ -324,13 +357,15 @@ bool suppressOwnKernels(const std::string &patchFatbin, std::string &error) {
     return false;
   }
   if (!ghostPatchesLoaded) {
-    auto addPatches = sanitizerFn<decltype(&::sanitizerAddPatchesFromFile)>("sanitizerAddPatchesFromFile");
+    auto addPatches = sanitizerFn<decltype(&::sanitizerAddPatchesFromFile)>(
+        "sanitizerAddPatchesFromFile");
     if (!addPatches) {
       error = "libsanitizer-public.so lacks sanitizerAddPatchesFromFile";
       return false;
     }
     if (addPatches(patchFatbin.c_str(), nullptr) != SANITIZER_SUCCESS) {
-      error = "sanitizerAddPatchesFromFile(" + patchFatbin + ") failed (no code for this GPU?)";
+      error = "sanitizerAddPatchesFromFile(" + patchFatbin +
+              ") failed (no code for this GPU?)";
       return false;
     }
     ghostPatchesLoaded = true;
@@ -376,7 +411,8 @@ bool restoreOwnKernels(std::string &error) {
     std::lock_guard<std::mutex> lock(mu);
     patched.swap(ghostPatched);
   }
-  auto unpatch = sanitizerFn<decltype(&::sanitizerUnpatchModule)>("sanitizerUnpatchModule");
+  auto unpatch = sanitizerFn<decltype(&::sanitizerUnpatchModule)>(
+      "sanitizerUnpatchModule");
   if (!unpatch) {
     error = "libsanitizer-public.so lacks sanitizerUnpatchModule";
     return patched.empty();

@@ -11,7 +11,8 @@
 #include <cstdint>
 #include <sanitizer_patching.h>
 
-extern "C" __device__ __noinline__ SanitizerPatchResult atrexGhostBlockEnter(void *userdata, uint64_t pc) {
+extern "C" __device__ __noinline__ SanitizerPatchResult
+atrexGhostBlockEnter(void *userdata, uint64_t pc) {
   (void)userdata;
   (void)pc;
   asm volatile("exit;");

@@ -24,7 +24,8 @@ namespace atrex::rt::ktimes {
 
 #if ATREX_HAVE_CUPTI
 namespace {
-using RegisterFn = CUptiResult (*)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+using RegisterFn = CUptiResult (*)(CUpti_BuffersCallbackRequestFunc,
+                                   CUpti_BuffersCallbackCompleteFunc);
 using KindFn = CUptiResult (*)(CUpti_ActivityKind);
 using FlushFn = CUptiResult (*)(uint32_t);
 using NextFn = CUptiResult (*)(uint8_t *, size_t, CUpti_Activity **);
@@ -47,14 +48,15 @@ std::vector<Activity> recorded;
 size_t droppedRecords = 0;
 constexpr size_t kBufferBytes = 8u << 20;
 
-void CUPTIAPI bufferRequested(uint8_t **buffer, size_t *size, size_t *maxNumRecords) {
+void CUPTIAPI bufferRequested(uint8_t **buffer, size_t *size,
+                              size_t *maxNumRecords) {
   *buffer = static_cast<uint8_t *>(std::aligned_alloc(8, kBufferBytes));
   *size = *buffer ? kBufferBytes : 0;
   *maxNumRecords = 0;
 }
 
-void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t *buffer, size_t,
-                              size_t validSize) {
+void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t *buffer,
+                              size_t, size_t validSize) {
   std::lock_guard<std::mutex> lock(mu);
   CUpti_Activity *rec = nullptr;
   while (api.next(buffer, validSize, &rec) == CUPTI_SUCCESS) {
@@ -62,7 +64,8 @@ void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t *buffer,
     // the records' versions (new fields are appended), so the loaded CUPTI may
     // be newer than the headers.
     Activity a;
-    if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || rec->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
+    if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
+        rec->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
       auto *k = reinterpret_cast<CUpti_ActivityKernel10 *>(rec);
       a.kind = Activity::Kind::Kernel;
       a.name = k->name ? k->name : "<unnamed>";
@@ -101,7 +104,8 @@ std::string describe(const char *what, CUptiResult r) {
   const char *s = nullptr;
   if (api.resultString)
     api.resultString(r, &s);
-  return std::string(what) + " failed: " + (s ? s : std::to_string(static_cast<int>(r)));
+  return std::string(what) +
+         " failed: " + (s ? s : std::to_string(static_cast<int>(r)));
 }
 
 bool started = false;
@@ -114,8 +118,10 @@ bool start(const std::string &libraryPath, std::string &error) {
   // recursed until the stack overflowed (seen on the CPU-only build machine:
   // cudaErrorInsufficientDriver); ask the driver first.
   int devices = 0;
-  if (cudaError_t r = cudaGetDeviceCount(&devices); r != cudaSuccess || devices == 0) {
-    error = std::string("no usable CUDA device (") + cudaGetErrorName(r) + "): CUPTI not started";
+  if (cudaError_t r = cudaGetDeviceCount(&devices);
+      r != cudaSuccess || devices == 0) {
+    error = std::string("no usable CUDA device (") + cudaGetErrorName(r) +
+            "): CUPTI not started";
     return false;
   }
   std::string path = libraryPath;
@@ -136,20 +142,25 @@ bool start(const std::string &libraryPath, std::string &error) {
     error = std::string("cannot load CUPTI: ") + dlerror();
     return false;
   }
-  api.registerCallbacks = reinterpret_cast<RegisterFn>(dlsym(lib, "cuptiActivityRegisterCallbacks"));
+  api.registerCallbacks = reinterpret_cast<RegisterFn>(
+      dlsym(lib, "cuptiActivityRegisterCallbacks"));
   api.enable = reinterpret_cast<KindFn>(dlsym(lib, "cuptiActivityEnable"));
   api.disable = reinterpret_cast<KindFn>(dlsym(lib, "cuptiActivityDisable"));
   api.flushAll = reinterpret_cast<FlushFn>(dlsym(lib, "cuptiActivityFlushAll"));
   api.next = reinterpret_cast<NextFn>(dlsym(lib, "cuptiActivityGetNextRecord"));
-  api.dropped = reinterpret_cast<DroppedFn>(dlsym(lib, "cuptiActivityGetNumDroppedRecords"));
-  api.resultString = reinterpret_cast<ResultStringFn>(dlsym(lib, "cuptiGetResultString"));
-  api.timestamp = reinterpret_cast<TimestampFn>(dlsym(lib, "cuptiGetTimestamp"));
-  if (!api.registerCallbacks || !api.enable || !api.disable || !api.flushAll || !api.next ||
-      !api.timestamp) {
+  api.dropped = reinterpret_cast<DroppedFn>(
+      dlsym(lib, "cuptiActivityGetNumDroppedRecords"));
+  api.resultString =
+      reinterpret_cast<ResultStringFn>(dlsym(lib, "cuptiGetResultString"));
+  api.timestamp =
+      reinterpret_cast<TimestampFn>(dlsym(lib, "cuptiGetTimestamp"));
+  if (!api.registerCallbacks || !api.enable || !api.disable || !api.flushAll ||
+      !api.next || !api.timestamp) {
     error = path + " lacks the CUPTI activity API";
     return false;
   }
-  if (CUptiResult r = api.registerCallbacks(bufferRequested, bufferCompleted); r != CUPTI_SUCCESS) {
+  if (CUptiResult r = api.registerCallbacks(bufferRequested, bufferCompleted);
+      r != CUPTI_SUCCESS) {
     error = describe("cuptiActivityRegisterCallbacks", r);
     return false;
   }
@@ -157,20 +168,25 @@ bool start(const std::string &libraryPath, std::string &error) {
   return true;
 }
 
-constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                                          CUPTI_ACTIVITY_KIND_MEMSET};
+constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                         CUPTI_ACTIVITY_KIND_MEMCPY,
+                                         CUPTI_ACTIVITY_KIND_MEMSET};
 static const char *kindName(CUpti_ActivityKind k) {
   switch (k) {
-  case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return "CONCURRENT_KERNEL";
-  case CUPTI_ACTIVITY_KIND_MEMCPY: return "MEMCPY";
-  default: return "MEMSET";
+  case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+    return "CONCURRENT_KERNEL";
+  case CUPTI_ACTIVITY_KIND_MEMCPY:
+    return "MEMCPY";
+  default:
+    return "MEMSET";
   }
 }
 
 bool resume(std::string &error) {
   for (CUpti_ActivityKind k : kKinds)
     if (CUptiResult r = api.enable(k); r != CUPTI_SUCCESS) {
-      error = describe((std::string("cuptiActivityEnable(") + kindName(k) + ")").c_str(), r);
+      error = describe(
+          (std::string("cuptiActivityEnable(") + kindName(k) + ")").c_str(), r);
       return false;
     }
   return true;
@@ -179,7 +195,9 @@ bool resume(std::string &error) {
 bool pause(std::string &error) {
   for (CUpti_ActivityKind k : kKinds)
     if (CUptiResult r = api.disable(k); r != CUPTI_SUCCESS) {
-      error = describe((std::string("cuptiActivityDisable(") + kindName(k) + ")").c_str(), r);
+      error = describe(
+          (std::string("cuptiActivityDisable(") + kindName(k) + ")").c_str(),
+          r);
       return false;
     }
   return true;
@@ -193,13 +211,15 @@ uint64_t timestamp() {
 }
 
 bool takeActivities(std::vector<Activity> &out, std::string &error) {
-  if (CUptiResult r = api.flushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); r != CUPTI_SUCCESS) {
+  if (CUptiResult r = api.flushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+      r != CUPTI_SUCCESS) {
     error = describe("cuptiActivityFlushAll", r);
     return false;
   }
   std::lock_guard<std::mutex> lock(mu);
   if (droppedRecords) {
-    error = "CUPTI dropped " + std::to_string(droppedRecords) + " activity records";
+    error =
+        "CUPTI dropped " + std::to_string(droppedRecords) + " activity records";
     return false;
   }
   out = std::move(recorded);

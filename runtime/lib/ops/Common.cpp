@@ -23,8 +23,10 @@ std::map<std::string, OpImpl> &registry() {
 
 bool registerOp(const char *name, OpImpl impl) {
   if (!impl.generate || !impl.reference) {
-    std::fprintf(stderr, "atrex-rt: operator '%s' registered without a generator or reference\n",
-                 name);
+    std::fprintf(
+        stderr,
+        "atrex-rt: operator '%s' registered without a generator or reference\n",
+        name);
     std::abort();
   }
   if (!registry().emplace(name, impl).second) {
@@ -55,9 +57,15 @@ Tolerance exact() {
   return t;
 }
 
-at::Tensor scalarF64(double v) { return at::scalar_tensor(v, at::TensorOptions().dtype(at::kDouble)); }
-at::Tensor scalarI64(int64_t v) { return at::scalar_tensor(v, at::TensorOptions().dtype(at::kLong)); }
-at::Tensor scalarBool(bool v) { return at::scalar_tensor(v, at::TensorOptions().dtype(at::kBool)); }
+at::Tensor scalarF64(double v) {
+  return at::scalar_tensor(v, at::TensorOptions().dtype(at::kDouble));
+}
+at::Tensor scalarI64(int64_t v) {
+  return at::scalar_tensor(v, at::TensorOptions().dtype(at::kLong));
+}
+at::Tensor scalarBool(bool v) {
+  return at::scalar_tensor(v, at::TensorOptions().dtype(at::kBool));
+}
 
 const at::Tensor &get(const TensorMap &m, const std::string &name) {
   auto it = m.find(name);
@@ -71,12 +79,14 @@ Gen::Gen(uint64_t seed, const at::Device &device) : device(device) {
   gen.set_current_seed(seed);
 }
 
-std::pair<at::Tensor, at::Tensor> quantGroup128(const at::Tensor &x, double eps) {
+std::pair<at::Tensor, at::Tensor> quantGroup128(const at::Tensor &x,
+                                                double eps) {
   auto sizes = x.sizes().vec();
   int64_t last = sizes.back();
   at::Tensor xf = x.to(at::kFloat).reshape({-1, last / 128, 128});
   at::Tensor s = at::clamp_min(xf.abs().amax(-1), eps) / kFp8Max;
-  at::Tensor q = (xf / s.unsqueeze(-1)).clamp(-kFp8Max, kFp8Max).to(at::kFloat8_e4m3fn);
+  at::Tensor q =
+      (xf / s.unsqueeze(-1)).clamp(-kFp8Max, kFp8Max).to(at::kFloat8_e4m3fn);
   std::vector<int64_t> sShape(sizes.begin(), sizes.end() - 1);
   sShape.push_back(last / 128);
   return {q.reshape(sizes), s.reshape(sShape)};
@@ -85,7 +95,8 @@ std::pair<at::Tensor, at::Tensor> quantGroup128(const at::Tensor &x, double eps)
 at::Tensor dequantGroup128(const at::Tensor &q, const at::Tensor &s) {
   auto sizes = q.sizes().vec();
   int64_t last = sizes.back();
-  return (q.to(at::kFloat).reshape({-1, last / 128, 128}) * s.reshape({-1, last / 128, 1}))
+  return (q.to(at::kFloat).reshape({-1, last / 128, 128}) *
+          s.reshape({-1, last / 128, 1}))
       .reshape(sizes);
 }
 
@@ -93,8 +104,11 @@ std::pair<at::Tensor, at::Tensor> quantBlock128(const at::Tensor &w) {
   auto sizes = w.sizes().vec();
   int64_t r = sizes[sizes.size() - 2], c = sizes.back();
   at::Tensor wf = w.to(at::kFloat).reshape({-1, r / 128, 128, c / 128, 128});
-  at::Tensor s = wf.abs().amax({2, 4}).clamp_min(1e-10) / kFp8Max; // [b, r/128, c/128]
-  at::Tensor q = (wf / s.unsqueeze(2).unsqueeze(4)).clamp(-kFp8Max, kFp8Max).to(at::kFloat8_e4m3fn);
+  at::Tensor s =
+      wf.abs().amax({2, 4}).clamp_min(1e-10) / kFp8Max; // [b, r/128, c/128]
+  at::Tensor q = (wf / s.unsqueeze(2).unsqueeze(4))
+                     .clamp(-kFp8Max, kFp8Max)
+                     .to(at::kFloat8_e4m3fn);
   std::vector<int64_t> sShape(sizes.begin(), sizes.end() - 2);
   sShape.push_back(r / 128);
   sShape.push_back(c / 128);
@@ -113,8 +127,8 @@ at::Tensor rmsNormF32(const at::Tensor &xf, const at::Tensor &w, double eps) {
   return xf * at::rsqrt(var + eps) * w.to(at::kFloat);
 }
 
-at::Tensor ropeNeox(const at::Tensor &x, int64_t heads, int64_t d, const at::Tensor &cos,
-                    const at::Tensor &sin) {
+at::Tensor ropeNeox(const at::Tensor &x, int64_t heads, int64_t d,
+                    const at::Tensor &cos, const at::Tensor &sin) {
   int64_t t = x.size(0);
   at::Tensor xf = x.to(at::kFloat).reshape({t, heads, d});
   at::Tensor x1 = xf.narrow(-1, 0, d / 2), x2 = xf.narrow(-1, d / 2, d / 2);
@@ -123,17 +137,19 @@ at::Tensor ropeNeox(const at::Tensor &x, int64_t heads, int64_t d, const at::Ten
   return o.reshape({t, heads * d}).to(x.scalar_type());
 }
 
-std::pair<at::Tensor, at::Tensor> randomRouting(Gen &g, int64_t t, int64_t e, int64_t k) {
+std::pair<at::Tensor, at::Tensor> randomRouting(Gen &g, int64_t t, int64_t e,
+                                                int64_t k) {
   at::Tensor logits = g.randn({t, e}) * 2.0;
   auto [w, ids] = at::softmax(logits, -1).topk(k, -1);
   w = w / w.sum(-1, true);
   return {w.contiguous(), ids.to(at::kInt).contiguous()};
 }
 
-at::Tensor moeRef(const at::Tensor &xIn, int64_t numExperts, const at::Tensor &topkW,
-                  const at::Tensor &topkIds,
-                  const std::function<std::pair<at::Tensor, at::Tensor>(int64_t)> &weights,
-                  bool quantActivations) {
+at::Tensor
+moeRef(const at::Tensor &xIn, int64_t numExperts, const at::Tensor &topkW,
+       const at::Tensor &topkIds,
+       const std::function<std::pair<at::Tensor, at::Tensor>(int64_t)> &weights,
+       bool quantActivations) {
   int64_t t = xIn.size(0), h = xIn.size(1);
   at::Tensor x = xIn.to(at::kFloat);
   if (quantActivations) {
@@ -150,7 +166,8 @@ at::Tensor moeRef(const at::Tensor &xIn, int64_t numExperts, const at::Tensor &t
     auto [w1, w2] = weights(e); // fp32 [2I, H], [H, I]
     int64_t inter = w1.size(0) / 2;
     at::Tensor hgu = at::matmul(x.index_select(0, tok), w1.t());
-    at::Tensor a = at::silu(hgu.narrow(1, 0, inter)) * hgu.narrow(1, inter, inter);
+    at::Tensor a =
+        at::silu(hgu.narrow(1, 0, inter)) * hgu.narrow(1, inter, inter);
     if (quantActivations) {
       auto [q, s] = quantGroup128(a);
       a = dequantGroup128(q, s);

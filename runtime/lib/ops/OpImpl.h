@@ -1,4 +1,5 @@
-//===- OpImpl.h - what one operator's implementation file registers -*- C++ -*-===//
+//===- OpImpl.h - what one operator's implementation file registers -*- C++
+//-*-===//
 //
 // Each operator of the generated table (runtime/lib/support/OpTable.inc, from
 // its MLIR definition) has one file runtime/lib/ops/<operator>.cpp that
@@ -33,10 +34,12 @@ class Gen;
 /// scalars as 0-d tensors (f64 / i64 / bool). Drawn from `g` only, so that
 /// they are deterministic for (shape, seed, device type). generateInputs
 /// checks their dtypes and shapes against the spec and moves them.
-using Generator = TensorMap (*)(Gen &g, const OpSpec &spec, const ShapeMap &shape);
+using Generator = TensorMap (*)(Gen &g, const OpSpec &spec,
+                                const ShapeMap &shape);
 /// The reference outputs, keyed by tensor-directory output name
 /// (OpSpec::outputName), computed in fp32 from `in` without modifying it.
-using Reference = TensorMap (*)(const OpSpec &spec, const ShapeMap &shape, const TensorMap &in);
+using Reference = TensorMap (*)(const OpSpec &spec, const ShapeMap &shape,
+                                const TensorMap &in);
 
 struct OpImpl {
   /// Output name -> tolerance; exactly the operator's outputs.
@@ -55,7 +58,8 @@ const OpImpl *findOpImpl(const std::string &name);
 
 #define ATREX_REGISTER_OP(NAME, ...)                                           \
   [[maybe_unused]] static const bool atrexRegistered_##NAME =                  \
-      ::atrex::rt::ops::registerOp(#NAME, ::atrex::rt::ops::OpImpl{__VA_ARGS__})
+      ::atrex::rt::ops::registerOp(#NAME,                                      \
+                                   ::atrex::rt::ops::OpImpl{__VA_ARGS__})
 
 //===----------------------------------------------------------------------===//
 // Tolerance classes shared by several operators
@@ -88,32 +92,41 @@ at::Tensor scalarI64(int64_t v);
 at::Tensor scalarBool(bool v);
 /// The tensor `name` of `m`; throws std::runtime_error when missing.
 const at::Tensor &get(const TensorMap &m, const std::string &name);
-inline at::Tensor bf16(const at::Tensor &t) { return t.to(at::kBFloat16).contiguous(); }
+inline at::Tensor bf16(const at::Tensor &t) {
+  return t.to(at::kBFloat16).contiguous();
+}
 inline at::Tensor f32(const at::Tensor &t) { return t.to(at::kFloat); }
 
 /// Random numbers on one device from one seed.
 class Gen {
 public:
   Gen(uint64_t seed, const at::Device &device);
-  at::TensorOptions f32() const { return at::TensorOptions().dtype(at::kFloat).device(device); }
+  at::TensorOptions f32() const {
+    return at::TensorOptions().dtype(at::kFloat).device(device);
+  }
   at::Tensor randn(at::IntArrayRef size) { return at::randn(size, gen, f32()); }
   at::Tensor rand(at::IntArrayRef size) { return at::rand(size, gen, f32()); }
   at::Tensor randint(int64_t lo, int64_t hi, at::IntArrayRef size) {
-    return at::randint(lo, hi, size, gen, at::TensorOptions().dtype(at::kLong).device(device));
+    return at::randint(lo, hi, size, gen,
+                       at::TensorOptions().dtype(at::kLong).device(device));
   }
   at::Tensor randperm(int64_t n) {
-    return at::randperm(n, gen, at::TensorOptions().dtype(at::kLong).device(device));
+    return at::randperm(n, gen,
+                        at::TensorOptions().dtype(at::kLong).device(device));
   }
   // Per-row factors 2^u, u uniform in [-4, 4]: the edges of a bf16 row's
   // useful range for normalization and GEMM inputs.
-  at::Tensor rowScales(int64_t rows) { return at::exp2(rand({rows, 1}) * 8.0 - 4.0); }
+  at::Tensor rowScales(int64_t rows) {
+    return at::exp2(rand({rows, 1}) * 8.0 - 4.0);
+  }
 
   at::Device device;
   at::Generator gen;
 };
 
 /// Per-token-group (1 x 128) e4m3 quantization, vLLM's definition.
-std::pair<at::Tensor, at::Tensor> quantGroup128(const at::Tensor &x, double eps = 1e-10);
+std::pair<at::Tensor, at::Tensor> quantGroup128(const at::Tensor &x,
+                                                double eps = 1e-10);
 at::Tensor dequantGroup128(const at::Tensor &q, const at::Tensor &s);
 /// 128 x 128 block quantization of a [..., R, C] weight.
 std::pair<at::Tensor, at::Tensor> quantBlock128(const at::Tensor &w);
@@ -121,17 +134,19 @@ at::Tensor dequantBlock128(const at::Tensor &q, const at::Tensor &s);
 
 at::Tensor rmsNormF32(const at::Tensor &xf, const at::Tensor &w, double eps);
 /// NeoX-style rotation of x [T, heads * d] by cos/sin [T, d/2].
-at::Tensor ropeNeox(const at::Tensor &x, int64_t heads, int64_t d, const at::Tensor &cos,
-                    const at::Tensor &sin);
+at::Tensor ropeNeox(const at::Tensor &x, int64_t heads, int64_t d,
+                    const at::Tensor &cos, const at::Tensor &sin);
 
 /// Router: softmax over random logits, top-k, renormalized (Mixtral style).
-std::pair<at::Tensor, at::Tensor> randomRouting(Gen &g, int64_t t, int64_t e, int64_t k);
+std::pair<at::Tensor, at::Tensor> randomRouting(Gen &g, int64_t t, int64_t e,
+                                                int64_t k);
 /// Top-k routed experts: gate_up GEMM, silu_and_mul, down GEMM, weighted sum;
 /// `weights(e)` gives expert e's fp32 [2I, H] and [H, I] weights.
-at::Tensor moeRef(const at::Tensor &xIn, int64_t numExperts, const at::Tensor &topkW,
-                  const at::Tensor &topkIds,
-                  const std::function<std::pair<at::Tensor, at::Tensor>(int64_t)> &weights,
-                  bool quantActivations);
+at::Tensor
+moeRef(const at::Tensor &xIn, int64_t numExperts, const at::Tensor &topkW,
+       const at::Tensor &topkIds,
+       const std::function<std::pair<at::Tensor, at::Tensor>(int64_t)> &weights,
+       bool quantActivations);
 
 } // namespace atrex::rt::ops
 

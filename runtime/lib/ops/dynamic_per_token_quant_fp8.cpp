@@ -1,6 +1,7 @@
 //===- dynamic_per_token_quant_fp8.cpp - generator, reference, tolerance --===//
 //
-// Definition and entry point: suites/atrex-serve/ops/dynamic_per_token_quant_fp8.mlir.
+// Definition and entry point:
+// suites/atrex-serve/ops/dynamic_per_token_quant_fp8.mlir.
 //
 //===----------------------------------------------------------------------===//
 #include "OpImpl.h"
@@ -19,10 +20,12 @@ TensorMap generate(Gen &g, const OpSpec &, const ShapeMap &shape) {
 
 TensorMap reference(const OpSpec &, const ShapeMap &, const TensorMap &in) {
   at::Tensor x = f32(get(in, "x"));
-  at::Tensor s =
-      at::clamp_min(x.abs().amax(-1, /*keepdim=*/true), get(in, "eps").item<double>()) / kFp8Max;
+  at::Tensor s = at::clamp_min(x.abs().amax(-1, /*keepdim=*/true),
+                               get(in, "eps").item<double>()) /
+                 kFp8Max;
   TensorMap out;
-  out["out_q"] = (x / s).clamp(-kFp8Max, kFp8Max).to(at::kFloat8_e4m3fn).contiguous();
+  out["out_q"] =
+      (x / s).clamp(-kFp8Max, kFp8Max).to(at::kFloat8_e4m3fn).contiguous();
   out["out_s"] = s.contiguous();
   return out;
 }
@@ -31,7 +34,8 @@ TensorMap reference(const OpSpec &, const ShapeMap &, const TensorMap &in) {
 // One e4m3 ulp is at most 1/8 of the value; 2^-9 is the smallest subnormal
 // (as per_token_group_quant_fp8); the scales are exact up to fp32 rounding.
 ATREX_REGISTER_OP(dynamic_per_token_quant_fp8,
-                  {{"out_q", tol(1.0 / 512, 0.125, 0, 2e-2)}, {"out_s", tol(0, 1e-6, 0, 1e-6)}},
+                  {{"out_q", tol(1.0 / 512, 0.125, 0, 2e-2)},
+                   {"out_s", tol(0, 1e-6, 0, 1e-6)}},
                   generate, reference);
 
 } // namespace atrex::rt::ops

@@ -1,6 +1,7 @@
 //===- fp8_blockscale_fused_moe.cpp - generator, reference, tolerance -----===//
 //
-// Definition and entry point: suites/atrex-serve/ops/fp8_blockscale_fused_moe.mlir.
+// Definition and entry point:
+// suites/atrex-serve/ops/fp8_blockscale_fused_moe.mlir.
 //
 //===----------------------------------------------------------------------===//
 #include "OpImpl.h"
@@ -9,8 +10,8 @@ namespace atrex::rt::ops {
 namespace {
 
 TensorMap generate(Gen &g, const OpSpec &, const ShapeMap &shape) {
-  int64_t t = key(shape, "T"), h = key(shape, "H"), in = key(shape, "I"), e = key(shape, "E"),
-          kk = key(shape, "K");
+  int64_t t = key(shape, "T"), h = key(shape, "H"), in = key(shape, "I"),
+          e = key(shape, "E"), kk = key(shape, "K");
   TensorMap m;
   m["x"] = bf16(g.randn({t, h}) * g.rowScales(t));
   // Quantize expert by expert to bound the fp32 temporaries.
@@ -33,16 +34,19 @@ TensorMap generate(Gen &g, const OpSpec &, const ShapeMap &shape) {
   return m;
 }
 
-TensorMap reference(const OpSpec &, const ShapeMap &shape, const TensorMap &in) {
-  const at::Tensor &w1q = get(in, "w1q"), &w1s = get(in, "w1s"), &w2q = get(in, "w2q"),
-                   &w2s = get(in, "w2s");
+TensorMap reference(const OpSpec &, const ShapeMap &shape,
+                    const TensorMap &in) {
+  const at::Tensor &w1q = get(in, "w1q"), &w1s = get(in, "w1s"),
+                   &w2q = get(in, "w2q"), &w2s = get(in, "w2s");
   TensorMap out;
-  out["out"] = moeRef(get(in, "x"), key(shape, "E"), get(in, "topk_weights"), get(in, "topk_ids"),
-                      [&](int64_t e) {
-                        return std::make_pair(dequantBlock128(w1q[e], w1s[e]),
-                                              dequantBlock128(w2q[e], w2s[e]));
-                      },
-                      /*quantActivations=*/true);
+  out["out"] = moeRef(
+      get(in, "x"), key(shape, "E"), get(in, "topk_weights"),
+      get(in, "topk_ids"),
+      [&](int64_t e) {
+        return std::make_pair(dequantBlock128(w1q[e], w1s[e]),
+                              dequantBlock128(w2q[e], w2s[e]));
+      },
+      /*quantActivations=*/true);
   return out;
 }
 
@@ -60,6 +64,7 @@ Tolerance fp8MoeTol() {
 }
 } // namespace
 
-ATREX_REGISTER_OP(fp8_blockscale_fused_moe, {{"out", fp8MoeTol()}}, generate, reference);
+ATREX_REGISTER_OP(fp8_blockscale_fused_moe, {{"out", fp8MoeTol()}}, generate,
+                  reference);
 
 } // namespace atrex::rt::ops

@@ -29,6 +29,7 @@ TensorMap reference(const OpSpec &, const ShapeMap &, const TensorMap &in) {
 }
 } // namespace
 
-ATREX_REGISTER_OP(fp8_blockscale_gemm, {{"out", bf16Reduction()}}, generate, reference);
+ATREX_REGISTER_OP(fp8_blockscale_gemm, {{"out", bf16Reduction()}}, generate,
+                  reference);
 
 } // namespace atrex::rt::ops

@@ -22,13 +22,15 @@ TensorMap reference(const OpSpec &, const ShapeMap &, const TensorMap &in) {
   TensorMap out;
   at::Tensor r = f32(get(in, "x")) + f32(get(in, "residual"));
   out["residual_out"] = bf16(r);
-  out["x_out"] = bf16(rmsNormF32(r, get(in, "w"), get(in, "eps").item<double>()));
+  out["x_out"] =
+      bf16(rmsNormF32(r, get(in, "w"), get(in, "eps").item<double>()));
   return out;
 }
 } // namespace
 
 ATREX_REGISTER_OP(fused_add_rms_norm,
-                  {{"x_out", bf16Elementwise()}, {"residual_out", bf16Elementwise()}}, generate,
-                  reference);
+                  {{"x_out", bf16Elementwise()},
+                   {"residual_out", bf16Elementwise()}},
+                  generate, reference);
 
 } // namespace atrex::rt::ops

@@ -9,8 +9,8 @@ namespace atrex::rt::ops {
 namespace {
 
 TensorMap generate(Gen &g, const OpSpec &, const ShapeMap &shape) {
-  int64_t t = key(shape, "T"), h = key(shape, "H"), in = key(shape, "I"), e = key(shape, "E"),
-          kk = key(shape, "K");
+  int64_t t = key(shape, "T"), h = key(shape, "H"), in = key(shape, "I"),
+          e = key(shape, "E"), kk = key(shape, "K");
   TensorMap m;
   m["x"] = bf16(g.randn({t, h}) * g.rowScales(t));
   m["w1"] = bf16(g.randn({e, 2 * in, h}) / std::sqrt(double(h)));
@@ -21,12 +21,15 @@ TensorMap generate(Gen &g, const OpSpec &, const ShapeMap &shape) {
   return m;
 }
 
-TensorMap reference(const OpSpec &, const ShapeMap &shape, const TensorMap &in) {
+TensorMap reference(const OpSpec &, const ShapeMap &shape,
+                    const TensorMap &in) {
   const at::Tensor &w1 = get(in, "w1"), &w2 = get(in, "w2");
   TensorMap out;
-  out["out"] = moeRef(get(in, "x"), key(shape, "E"), get(in, "topk_weights"), get(in, "topk_ids"),
-                      [&](int64_t e) { return std::make_pair(f32(w1[e]), f32(w2[e])); },
-                      /*quantActivations=*/false);
+  out["out"] = moeRef(
+      get(in, "x"), key(shape, "E"), get(in, "topk_weights"),
+      get(in, "topk_ids"),
+      [&](int64_t e) { return std::make_pair(f32(w1[e]), f32(w2[e])); },
+      /*quantActivations=*/false);
   return out;
 }
 

@@ -1,6 +1,7 @@
 //===- paged_attention_decode.cpp - generator, reference, tolerance -------===//
 //
-// Definition and entry point: suites/atrex-serve/ops/paged_attention_decode.mlir.
+// Definition and entry point:
+// suites/atrex-serve/ops/paged_attention_decode.mlir.
 //
 //===----------------------------------------------------------------------===//
 #include "OpImpl.h"
@@ -9,7 +10,8 @@ namespace atrex::rt::ops {
 namespace {
 
 TensorMap generate(Gen &g, const OpSpec &spec, const ShapeMap &shape) {
-  int64_t b = key(shape, "B"), hq = key(shape, "Hq"), d = key(shape, "D"), l = key(shape, "L");
+  int64_t b = key(shape, "B"), hq = key(shape, "Hq"), d = key(shape, "D"),
+          l = key(shape, "L");
   std::vector<int64_t> kvShape = spec.findArg("key_cache")->shape(shape);
   int64_t nb = kvShape[0], bs = key(shape, "BS");
   int64_t maxBlocks = (l + bs - 1) / bs;
@@ -23,14 +25,18 @@ TensorMap generate(Gen &g, const OpSpec &spec, const ShapeMap &shape) {
   m["context_lens"] = lens.to(at::kInt).contiguous();
   // Every sequence gets distinct blocks from a shuffled pool (block 0 unused).
   at::Tensor pool = g.randperm(nb - 1) + 1;
-  m["block_tables"] = pool.narrow(0, 0, b * maxBlocks).reshape({b, maxBlocks}).to(at::kInt).contiguous();
+  m["block_tables"] = pool.narrow(0, 0, b * maxBlocks)
+                          .reshape({b, maxBlocks})
+                          .to(at::kInt)
+                          .contiguous();
   m["scale"] = scalarF64(1.0 / std::sqrt(double(d)));
   return m;
 }
 
-TensorMap reference(const OpSpec &, const ShapeMap &shape, const TensorMap &in) {
-  int64_t b = key(shape, "B"), hq = key(shape, "Hq"), hk = key(shape, "Hk"), d = key(shape, "D"),
-          bs = key(shape, "BS");
+TensorMap reference(const OpSpec &, const ShapeMap &shape,
+                    const TensorMap &in) {
+  int64_t b = key(shape, "B"), hq = key(shape, "Hq"), hk = key(shape, "Hk"),
+          d = key(shape, "D"), bs = key(shape, "BS");
   double scale = get(in, "scale").item<double>();
   at::Tensor lens = get(in, "context_lens").cpu().to(at::kLong);
   at::Tensor tables = get(in, "block_tables").to(at::kLong);
@@ -40,10 +46,12 @@ TensorMap reference(const OpSpec &, const ShapeMap &shape, const TensorMap &in) 
   for (int64_t i = 0; i < b; ++i) {
     int64_t n = lens[i].item<int64_t>(), nblk = (n + bs - 1) / bs;
     at::Tensor blocks = tables[i].narrow(0, 0, nblk);
-    at::Tensor k = f32(kc.index_select(0, blocks).reshape({nblk * bs, hk, d}).narrow(0, 0, n));
-    at::Tensor v = f32(vc.index_select(0, blocks).reshape({nblk * bs, hk, d}).narrow(0, 0, n));
-    k = k.repeat_interleave(hq / hk, 1).permute({1, 2, 0}); // [Hq, D, n]
-    v = v.repeat_interleave(hq / hk, 1).permute({1, 0, 2}); // [Hq, n, D]
+    at::Tensor k = f32(
+        kc.index_select(0, blocks).reshape({nblk * bs, hk, d}).narrow(0, 0, n));
+    at::Tensor v = f32(
+        vc.index_select(0, blocks).reshape({nblk * bs, hk, d}).narrow(0, 0, n));
+    k = k.repeat_interleave(hq / hk, 1).permute({1, 2, 0});       // [Hq, D, n]
+    v = v.repeat_interleave(hq / hk, 1).permute({1, 0, 2});       // [Hq, n, D]
     at::Tensor s = at::matmul(f32(q[i]).unsqueeze(1), k) * scale; // [Hq, 1, n]
     o[i] = at::matmul(at::softmax(s, -1), v).squeeze(1);
   }
@@ -53,6 +61,7 @@ TensorMap reference(const OpSpec &, const ShapeMap &shape, const TensorMap &in) 
 }
 } // namespace
 
-ATREX_REGISTER_OP(paged_attention_decode, {{"out", bf16Attention()}}, generate, reference);
+ATREX_REGISTER_OP(paged_attention_decode, {{"out", bf16Attention()}}, generate,
+                  reference);
 
 } // namespace atrex::rt::ops

@@ -1,6 +1,7 @@
 //===- per_token_group_quant_fp8.cpp - generator, reference, tolerance ----===//
 //
-// Definition and entry point: suites/atrex-serve/ops/per_token_group_quant_fp8.mlir.
+// Definition and entry point:
+// suites/atrex-serve/ops/per_token_group_quant_fp8.mlir.
 //
 //===----------------------------------------------------------------------===//
 #include "OpImpl.h"
@@ -30,7 +31,8 @@ TensorMap reference(const OpSpec &, const ShapeMap &, const TensorMap &in) {
 
 // One e4m3 ulp is at most 1/8 of the value; 2^-9 is the smallest subnormal.
 ATREX_REGISTER_OP(per_token_group_quant_fp8,
-                  {{"out_q", tol(1.0 / 512, 0.125, 0, 2e-2)}, {"out_s", tol(0, 1e-6, 0, 1e-6)}},
+                  {{"out_q", tol(1.0 / 512, 0.125, 0, 2e-2)},
+                   {"out_s", tol(0, 1e-6, 0, 1e-6)}},
                   generate, reference);
 
 } // namespace atrex::rt::ops

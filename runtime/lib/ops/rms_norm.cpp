@@ -19,7 +19,8 @@ TensorMap generate(Gen &g, const OpSpec &, const ShapeMap &shape) {
 
 TensorMap reference(const OpSpec &, const ShapeMap &, const TensorMap &in) {
   TensorMap out;
-  out["out"] = bf16(rmsNormF32(f32(get(in, "x")), get(in, "w"), get(in, "eps").item<double>()));
+  out["out"] = bf16(rmsNormF32(f32(get(in, "x")), get(in, "w"),
+                               get(in, "eps").item<double>()));
   return out;
 }
 } // namespace

@@ -15,7 +15,8 @@ TensorMap generate(Gen &g, const OpSpec &, const ShapeMap &shape) {
   return m;
 }
 
-TensorMap reference(const OpSpec &, const ShapeMap &shape, const TensorMap &in) {
+TensorMap reference(const OpSpec &, const ShapeMap &shape,
+                    const TensorMap &in) {
   TensorMap out;
   at::Tensor x = f32(get(in, "x"));
   int64_t d = key(shape, "D");
@@ -24,6 +25,7 @@ TensorMap reference(const OpSpec &, const ShapeMap &shape, const TensorMap &in) 
 }
 } // namespace
 
-ATREX_REGISTER_OP(silu_and_mul, {{"out", bf16Elementwise()}}, generate, reference);
+ATREX_REGISTER_OP(silu_and_mul, {{"out", bf16Elementwise()}}, generate,
+                  reference);
 
 } // namespace atrex::rt::ops

@@ -3,7 +3,8 @@
 
 namespace atrex::rt {
 
-Json checkTensorDirs(const OpSpec &spec, const TensorDir &ref, const TensorDir &cand) {
+Json checkTensorDirs(const OpSpec &spec, const TensorDir &ref,
+                     const TensorDir &cand) {
   Json report = Json::object();
   report.set("operator", spec.name);
   Json outputs = Json::object();
@@ -25,16 +26,18 @@ Json checkTensorDirs(const OpSpec &spec, const TensorDir &ref, const TensorDir &
     if (!r) {
       fail("reference directory has no output '" + name + "'");
     } else if (r->dtype != arg.dtype) {
-      fail(std::string("reference dtype ") + dtypeName(r->dtype) + " differs from the operator's " +
-           dtypeName(arg.dtype));
+      fail(std::string("reference dtype ") + dtypeName(r->dtype) +
+           " differs from the operator's " + dtypeName(arg.dtype));
     } else if (!arg.hasTolerance) {
-      fail("operator '" + spec.name + "' has no registered tolerance for '" + name +
-           "' (this program does not link the operator implementations, lib/ops)");
+      fail("operator '" + spec.name + "' has no registered tolerance for '" +
+           name +
+           "' (this program does not link the operator implementations, "
+           "lib/ops)");
     } else if (const RawTensor *c = cand.find(name); !c) {
       fail("candidate directory has no tensor '" + name + "'");
     } else if (c->dtype != r->dtype) {
-      fail(std::string("dtype ") + dtypeName(c->dtype) + " differs from reference " +
-           dtypeName(r->dtype));
+      fail(std::string("dtype ") + dtypeName(c->dtype) +
+           " differs from reference " + dtypeName(r->dtype));
     } else if (c->shape != r->shape) {
       fail("shape " + shapeToString(c->shape) + " differs from reference " +
            shapeToString(r->shape));

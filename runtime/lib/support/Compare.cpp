@@ -30,7 +30,8 @@ Tolerance Tolerance::fromJson(const Json &j) {
   t.atol = j.getDouble("atol", 0);
   t.rtol = j.getDouble("rtol", 0);
   t.atolRms = j.getDouble("atol_rms", 0);
-  t.maxRelNorm = j.getDouble("max_rel_norm", std::numeric_limits<double>::infinity());
+  t.maxRelNorm =
+      j.getDouble("max_rel_norm", std::numeric_limits<double>::infinity());
   t.maxMismatchFrac = j.getDouble("max_mismatch_frac", 0);
   return t;
 }
@@ -60,7 +61,8 @@ static std::string fmt(double v) {
   return buf;
 }
 
-CompareResult compareValues(const double *out, const double *ref, size_t n, const Tolerance &tol) {
+CompareResult compareValues(const double *out, const double *ref, size_t n,
+                            const Tolerance &tol) {
   CompareResult r;
   r.numElements = static_cast<int64_t>(n);
   double refSq = 0;
@@ -83,7 +85,8 @@ CompareResult compareValues(const double *out, const double *ref, size_t n, cons
   for (size_t i = 0; i < n; ++i) {
     double o = out[i], e = ref[i];
     if (!std::isfinite(e)) {
-      // Non-finite reference: the candidate must produce the same special value.
+      // Non-finite reference: the candidate must produce the same special
+      // value.
       bool same = (std::isnan(e) && std::isnan(o)) || (o == e);
       if (!same) {
         ++r.numMismatches;
@@ -109,24 +112,29 @@ CompareResult compareValues(const double *out, const double *ref, size_t n, cons
   return r;
 }
 
-void finishCompare(CompareResult &r, const Tolerance &tol, double errSq, double refSq) {
+void finishCompare(CompareResult &r, const Tolerance &tol, double errSq,
+                   double refSq) {
   int64_t n = r.numElements;
   r.relNorm = refSq > 0 ? std::sqrt(errSq / refSq) : (errSq > 0 ? INFINITY : 0);
   if (r.numNonFinite) {
     r.ok = false;
     r.reason = std::to_string(r.numNonFinite) + " of " + std::to_string(n) +
-               " elements are NaN/Inf (or never written) where the reference is finite; first at "
-               "index " + std::to_string(r.firstBad);
+               " elements are NaN/Inf (or never written) where the reference "
+               "is finite; first at "
+               "index " +
+               std::to_string(r.firstBad);
   } else if (r.numMismatches &&
-             static_cast<double>(r.numMismatches) > tol.maxMismatchFrac * static_cast<double>(n)) {
+             static_cast<double>(r.numMismatches) >
+                 tol.maxMismatchFrac * static_cast<double>(n)) {
     r.ok = false;
     r.reason = std::to_string(r.numMismatches) + " of " + std::to_string(n) +
-               " elements outside tolerance; first at index " + std::to_string(r.firstBad) +
-               ": got " + fmt(r.firstBadOut) + ", expected " + fmt(r.firstBadRef);
+               " elements outside tolerance; first at index " +
+               std::to_string(r.firstBad) + ": got " + fmt(r.firstBadOut) +
+               ", expected " + fmt(r.firstBadRef);
   } else if (!tol.exact && r.relNorm > tol.maxRelNorm) {
     r.ok = false;
-    r.reason = "relative norm ||out-ref||/||ref|| = " + fmt(r.relNorm) + " exceeds " +
-               fmt(tol.maxRelNorm);
+    r.reason = "relative norm ||out-ref||/||ref|| = " + fmt(r.relNorm) +
+               " exceeds " + fmt(tol.maxRelNorm);
   }
 }
 
@@ -135,7 +143,8 @@ bool zerosWouldPass(const double *ref, size_t n, const Tolerance &tol) {
   return compareValues(zeros.data(), ref, n, tol).ok;
 }
 
-bool constantWouldPass(const double *ref, size_t n, const Tolerance &tol, double *constant) {
+bool constantWouldPass(const double *ref, size_t n, const Tolerance &tol,
+                       double *constant) {
   if (n == 0)
     return true;
   double sum = 0;
@@ -169,7 +178,8 @@ uint64_t fnv1a64(const void *data, size_t size, uint64_t seed) {
 
 std::string hashHex(uint64_t h) {
   char buf[20];
-  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(h));
+  std::snprintf(buf, sizeof(buf), "%016llx",
+                static_cast<unsigned long long>(h));
   return buf;
 }
 

@@ -31,8 +31,10 @@ bool printableLine(const std::string &s) {
 // Options atrex-fleet writes itself, with what to use instead.
 const std::map<std::string, std::string> &reservedOptions() {
   static const std::map<std::string, std::string> r = {
-      {"--array", "the array's indices are the shards (max_parallel limits how many run)"},
-      {"-a", "the array's indices are the shards (max_parallel limits how many run)"},
+      {"--array",
+       "the array's indices are the shards (max_parallel limits how many run)"},
+      {"-a",
+       "the array's indices are the shards (max_parallel limits how many run)"},
       {"--dependency", "the array depends on the compile job"},
       {"-d", "the array depends on the compile job"},
       {"--kill-on-invalid-dep", "the array depends on the compile job"},
@@ -71,19 +73,23 @@ const std::map<std::string, std::string> &reservedOptions() {
 enum class Kind { String, Integer, Strings, Object };
 const std::map<std::string, Kind> &configKinds() {
   static const std::map<std::string, Kind> k = {
-      {"schema", Kind::String},     {"partition", Kind::String},   {"account", Kind::String},
-      {"time", Kind::String},       {"cpus_per_task", Kind::Integer}, {"mem", Kind::String},
-      {"sbatch", Kind::Strings},    {"gpu_type", Kind::String},    {"max_parallel", Kind::Integer},
-      {"job_name", Kind::String},   {"setup", Kind::Strings},      {"prefix", Kind::Strings},
-      {"gate", Kind::String},       {"gate_args", Kind::Strings},  {"cache", Kind::String},
-      {"compile", Kind::Object}};
+      {"schema", Kind::String},         {"partition", Kind::String},
+      {"account", Kind::String},        {"time", Kind::String},
+      {"cpus_per_task", Kind::Integer}, {"mem", Kind::String},
+      {"sbatch", Kind::Strings},        {"gpu_type", Kind::String},
+      {"max_parallel", Kind::Integer},  {"job_name", Kind::String},
+      {"setup", Kind::Strings},         {"prefix", Kind::Strings},
+      {"gate", Kind::String},           {"gate_args", Kind::Strings},
+      {"cache", Kind::String},          {"compile", Kind::Object}};
   return k;
 }
-const std::vector<std::string> kJobKeys = {"partition", "account", "time", "cpus_per_task", "mem", "sbatch"};
+const std::vector<std::string> kJobKeys = {
+    "partition", "account", "time", "cpus_per_task", "mem", "sbatch"};
 
-void checkKinds(const Json &obj, const std::vector<std::string> &allowed, const std::string &path,
-                const std::string &prefix) {
-  checkObjectKeys(obj, allowed, path, prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1));
+void checkKinds(const Json &obj, const std::vector<std::string> &allowed,
+                const std::string &path, const std::string &prefix) {
+  checkObjectKeys(obj, allowed, path,
+                  prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1));
   for (const auto &[key, v] : obj.asObject()) {
     std::string where = path + ": " + prefix + key;
     switch (configKinds().at(key)) {
@@ -112,8 +118,11 @@ void checkKinds(const Json &obj, const std::vector<std::string> &allowed, const 
 
 // One job kind's keys of a configuration object (the top level: the tasks;
 // "compile": the compile job); their kinds are checked.
-void readJobOptions(const Json &j, JobOptions &o, const std::string &path, const std::string &prefix) {
-  auto where = [&](const std::string &key) { return path + ": " + prefix + key; };
+void readJobOptions(const Json &j, JobOptions &o, const std::string &path,
+                    const std::string &prefix) {
+  auto where = [&](const std::string &key) {
+    return path + ": " + prefix + key;
+  };
   if (const Json *v = j.get("partition"))
     setName(o.partition, v->asString(), where("partition"));
   if (const Json *v = j.get("account"))
@@ -148,7 +157,8 @@ std::string gateCommand(const Config &c, const Run &run) {
   std::string cmd;
   for (const std::string &w : c.prefix)
     cmd += shellQuote(w) + " ";
-  cmd += shellQuote(run.gate) + " --plan " + shellQuote(run.plan) + " --cache " + shellQuote(run.cache);
+  cmd += shellQuote(run.gate) + " --plan " + shellQuote(run.plan) +
+         " --cache " + shellQuote(run.cache);
   for (const std::string &a : c.gateArgs)
     cmd += " " + shellQuote(a);
   return cmd;
@@ -162,57 +172,75 @@ std::string setupLines(const Config &c) {
 }
 } // namespace
 
-void setTime(std::string &dst, const std::string &value, const std::string &where) {
-  static const std::regex re(R"(^(UNLIMITED|INFINITE|\d+|\d+:\d+|\d+:\d+:\d+|\d+-\d+|\d+-\d+:\d+|\d+-\d+:\d+:\d+)$)");
+void setTime(std::string &dst, const std::string &value,
+             const std::string &where) {
+  static const std::regex re(
+      R"(^(UNLIMITED|INFINITE|\d+|\d+:\d+|\d+:\d+:\d+|\d+-\d+|\d+-\d+:\d+|\d+-\d+:\d+:\d+)$)");
   if (!std::regex_match(value, re))
     fail(where, "'" + value +
-                    "' is not a Slurm time (MINUTES, MM:SS, HH:MM:SS, DAYS-HH, DAYS-HH:MM or DAYS-HH:MM:SS)");
+                    "' is not a Slurm time (MINUTES, MM:SS, HH:MM:SS, DAYS-HH, "
+                    "DAYS-HH:MM or DAYS-HH:MM:SS)");
   dst = value;
 }
 
-void setName(std::string &dst, const std::string &value, const std::string &where) {
+void setName(std::string &dst, const std::string &value,
+             const std::string &where) {
   static const std::regex re(R"(^[A-Za-z0-9_.,:@+=-]+$)");
   if (!std::regex_match(value, re))
-    fail(where, "'" + value + "': expected a name of letters, digits and _.,:@+=- (no spaces)");
+    fail(where,
+         "'" + value +
+             "': expected a name of letters, digits and _.,:@+=- (no spaces)");
   dst = value;
 }
 
-void setMem(std::string &dst, const std::string &value, const std::string &where) {
+void setMem(std::string &dst, const std::string &value,
+            const std::string &where) {
   static const std::regex re(R"(^\d+[KMGT]?$)");
   if (!std::regex_match(value, re))
-    fail(where, "'" + value + "': expected a size such as 64G (a number with K, M, G or T)");
+    fail(where,
+         "'" + value +
+             "': expected a size such as 64G (a number with K, M, G or T)");
   dst = value;
 }
 
-void setCount(int &dst, int64_t value, int lo, int hi, const std::string &where) {
+void setCount(int &dst, int64_t value, int lo, int hi,
+              const std::string &where) {
   if (value < lo || value > hi)
-    fail(where, std::to_string(value) + " is out of range (" + std::to_string(lo) + ".." + std::to_string(hi) + ")");
+    fail(where, std::to_string(value) + " is out of range (" +
+                    std::to_string(lo) + ".." + std::to_string(hi) + ")");
   dst = static_cast<int>(value);
 }
 
-void addSbatchOption(std::vector<std::string> &dst, const std::string &value, const std::string &where) {
+void addSbatchOption(std::vector<std::string> &dst, const std::string &value,
+                     const std::string &where) {
   if (value.size() < 2 || value[0] != '-' || !printableLine(value))
-    fail(where, "'" + value + "': expected one sbatch option on one line, such as --qos=high");
+    fail(where,
+         "'" + value +
+             "': expected one sbatch option on one line, such as --qos=high");
   std::string name = value.substr(0, value.find_first_of("= "));
   if (name.size() > 2 && name[1] != '-')
     name = name.substr(0, 2); // -c8
   auto it = reservedOptions().find(name);
   if (it != reservedOptions().end())
-    fail(where, "'" + value + "': " + name + " is set by atrex fleet (" + it->second + ")");
+    fail(where, "'" + value + "': " + name + " is set by atrex fleet (" +
+                    it->second + ")");
   dst.push_back(value);
 }
 
-void addGateArg(std::vector<std::string> &dst, const std::string &value, const std::string &where) {
+void addGateArg(std::vector<std::string> &dst, const std::string &value,
+                const std::string &where) {
   if (!printableLine(value))
     fail(where, "expected one argument on one line");
   std::string name = value.substr(0, value.find('='));
-  for (const char *own : {"--plan", "--shard", "--resume", "--out", "--cache", "--compile-only", "--check"})
+  for (const char *own : {"--plan", "--shard", "--resume", "--out", "--cache",
+                          "--compile-only", "--check"})
     if (name == own)
       fail(where, "'" + value + "': " + name + " is set by atrex fleet");
   dst.push_back(value);
 }
 
-void addLine(std::vector<std::string> &dst, const std::string &value, const std::string &where) {
+void addLine(std::vector<std::string> &dst, const std::string &value,
+             const std::string &where) {
   if (!printableLine(value))
     fail(where, "expected one line of text (no newline or control characters)");
   dst.push_back(value);
@@ -225,7 +253,8 @@ Config parseConfig(const Json &j, const std::string &path, Config c) {
     top.push_back(k);
   checkKinds(j, top, path, "");
   if (const Json *v = j.get("schema"); v && v->asString() != kConfigSchema)
-    fail(where("schema"), "expected '" + std::string(kConfigSchema) + "', got '" + v->asString() + "'");
+    fail(where("schema"), "expected '" + std::string(kConfigSchema) +
+                              "', got '" + v->asString() + "'");
   readJobOptions(j, c.tasks, path, "");
   if (const Json *v = j.get("gpu_type"))
     setName(c.gpuType, v->asString(), where("gpu_type"));
@@ -270,9 +299,11 @@ Config loadConfig(const std::string &path, Config base) {
 
 void checkRunDir(const std::string &dir) {
   for (unsigned char c : dir)
-    if (c <= 0x20 || c == 0x7f || std::string("\"'$`\\%").find(static_cast<char>(c)) != std::string::npos)
-      fail("--dir '" + dir + "'", "the run directory stands in #SBATCH lines and the scripts: no spaces, "
-                                   "quotes, $, backquotes, backslashes or %");
+    if (c <= 0x20 || c == 0x7f ||
+        std::string("\"'$`\\%").find(static_cast<char>(c)) != std::string::npos)
+      fail("--dir '" + dir + "'", "the run directory stands in #SBATCH lines "
+                                  "and the scripts: no spaces, "
+                                  "quotes, $, backquotes, backslashes or %");
 }
 
 Json Run::toJson() const {
@@ -304,24 +335,30 @@ Json Run::toJson() const {
 Run loadRun(const std::string &path) {
   if (!fs::exists(path)) {
     std::string dir = fs::path(path).parent_path().string();
-    throw std::runtime_error("no atrex fleet run in " + dir + " (no " + path + "): atrex fleet submit --dir " + dir +
+    throw std::runtime_error("no atrex fleet run in " + dir + " (no " + path +
+                             "): atrex fleet submit --dir " + dir +
                              " --plan PLAN.json starts one");
   }
   Run run;
   try {
     Json j = parseJsonFile(path);
-    checkObjectKeys(j, {"schema", "plan", "plan_fnv1a64", "shards", "units", "gate", "cache", "submissions"}, path,
-                    "");
+    checkObjectKeys(j,
+                    {"schema", "plan", "plan_fnv1a64", "shards", "units",
+                     "gate", "cache", "submissions"},
+                    path, "");
     if (j.getString("schema", "") != kRunSchema)
-      fail(path, "not an atrex fleet run record (schema '" + std::string(kRunSchema) + "')");
+      fail(path, "not an atrex fleet run record (schema '" +
+                     std::string(kRunSchema) + "')");
     run.plan = j.getString("plan", "");
     run.planHash = j.getString("plan_fnv1a64", "");
     run.shards = static_cast<int>(j.getInt("shards", 0));
     run.units = j.getInt("units", 0);
     run.gate = j.getString("gate", "");
     run.cache = j.getString("cache", "");
-    if (run.plan.empty() || run.shards <= 0 || run.gate.empty() || run.cache.empty())
-      fail(path, "incomplete run record (plan, shards, gate and cache are required)");
+    if (run.plan.empty() || run.shards <= 0 || run.gate.empty() ||
+        run.cache.empty())
+      fail(path,
+           "incomplete run record (plan, shards, gate and cache are required)");
     if (const Json *subs = j.get("submissions"))
       for (const Json &js : subs->asArray()) {
         Submitted s;
@@ -349,7 +386,9 @@ void saveRun(const Run &run, const std::string &path) {
 std::string planHash(const std::string &path) {
   std::string bytes = readFile(path);
   char buf[17];
-  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(fnv1a64(bytes.data(), bytes.size())));
+  std::snprintf(
+      buf, sizeof(buf), "%016llx",
+      static_cast<unsigned long long>(fnv1a64(bytes.data(), bytes.size())));
   return buf;
 }
 
@@ -357,38 +396,47 @@ Plan loadRunPlan(const Run &run, const std::string &recordPath) {
   Plan plan = loadPlan(run.plan);
   std::string now = planHash(run.plan);
   if (now != run.planHash)
-    throw std::runtime_error(run.plan + " changed since it was submitted (FNV-1a " + now + ", " + recordPath +
-                             " has " + run.planHash + "): its units would not be those of the shards' results; "
-                             "submit the new plan with a new --dir");
+    throw std::runtime_error(
+        run.plan + " changed since it was submitted (FNV-1a " + now + ", " +
+        recordPath + " has " + run.planHash +
+        "): its units would not be those of the shards' results; "
+        "submit the new plan with a new --dir");
   if (static_cast<int64_t>(allUnits(plan).size()) != run.units)
-    throw std::runtime_error(recordPath + ": the plan has " + std::to_string(allUnits(plan).size()) +
+    throw std::runtime_error(recordPath + ": the plan has " +
+                             std::to_string(allUnits(plan).size()) +
                              " units, the record " + std::to_string(run.units));
   return plan;
 }
 
 std::string slurmTime(double seconds) {
-  int64_t minutes = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(seconds / 60.0)));
+  int64_t minutes =
+      std::max<int64_t>(1, static_cast<int64_t>(std::ceil(seconds / 60.0)));
   int64_t days = minutes / (24 * 60), h = minutes / 60 % 24, m = minutes % 60;
   char buf[48];
   if (days > 0)
-    std::snprintf(buf, sizeof(buf), "%lld-%02lld:%02lld:00", static_cast<long long>(days), static_cast<long long>(h),
+    std::snprintf(buf, sizeof(buf), "%lld-%02lld:%02lld:00",
+                  static_cast<long long>(days), static_cast<long long>(h),
                   static_cast<long long>(m));
   else
-    std::snprintf(buf, sizeof(buf), "%02lld:%02lld:00", static_cast<long long>(h), static_cast<long long>(m));
+    std::snprintf(buf, sizeof(buf), "%02lld:%02lld:00",
+                  static_cast<long long>(h), static_cast<long long>(m));
   return buf;
 }
 
 std::string defaultTaskTime(const Plan &plan, int shards) {
   const PlanSettings &s = plan.settings;
-  double perUnit = s.problemSeconds * (s.cleanTiming ? 2 : 1) + (s.memcheck ? s.memcheckSeconds : 0);
+  double perUnit = s.problemSeconds * (s.cleanTiming ? 2 : 1) +
+                   (s.memcheck ? s.memcheckSeconds : 0);
   size_t units = allUnits(plan).size();
   size_t largest = (units + shards - 1) / shards;
   return slurmTime(static_cast<double>(largest) * perUnit + s.compileSeconds);
 }
 
 std::string defaultCompileTime(const Plan &plan, int cpus) {
-  size_t rounds = (plan.submissions.size() + std::max(cpus, 1) - 1) / std::max(cpus, 1);
-  return slurmTime(static_cast<double>(rounds) * plan.settings.compileSeconds + 300);
+  size_t rounds =
+      (plan.submissions.size() + std::max(cpus, 1) - 1) / std::max(cpus, 1);
+  return slurmTime(static_cast<double>(rounds) * plan.settings.compileSeconds +
+                   300);
 }
 
 std::string arrayIndices(const std::vector<int> &shards) {
@@ -400,7 +448,8 @@ std::string arrayIndices(const std::vector<int> &shards) {
     size_t j = i;
     while (j + 1 < v.size() && v[j + 1] == v[j] + 1)
       ++j;
-    out += (out.empty() ? "" : ",") + std::to_string(v[i]) + (j > i ? "-" + std::to_string(v[j]) : "");
+    out += (out.empty() ? "" : ",") + std::to_string(v[i]) +
+           (j > i ? "-" + std::to_string(v[j]) : "");
     i = j + 1;
   }
   return out;
@@ -413,11 +462,13 @@ std::string shellQuote(const std::string &s) {
   return out + "'";
 }
 
-std::string compileScript(const Config &c, const Run &run, const Layout &layout) {
+std::string compileScript(const Config &c, const Run &run,
+                          const Layout &layout) {
   std::ostringstream s;
   s << "#!/bin/bash\n"
     << "# atrex fleet: the compile job of " << run.plan << "\n"
-    << "# (every submission into the shared cache; the shards' array depends on it). Written by\n"
+    << "# (every submission into the shared cache; the shards' array depends "
+       "on it). Written by\n"
     << "# atrex-fleet submit, rewritten by every submission (docs/fleet.md).\n"
     << "#SBATCH --job-name=" << c.jobName << "-compile\n"
     << "#SBATCH --ntasks=1\n";
@@ -427,11 +478,13 @@ std::string compileScript(const Config &c, const Run &run, const Layout &layout)
     << "#SBATCH --error=" << layout.logs() << "/compile.%j.err\n"
     << "set -u\n"
     << setupLines(c) << gateCommand(c, run) << " --compile-only"
-    << " ${SLURM_CPUS_PER_TASK:+--jobs $SLURM_CPUS_PER_TASK} --out " << shellQuote(layout.compileOut())
-    << "\n"
+    << " ${SLURM_CPUS_PER_TASK:+--jobs $SLURM_CPUS_PER_TASK} --out "
+    << shellQuote(layout.compileOut()) << "\n"
     << "rc=$?\n"
-    << "# 1: a submission did not compile. Its units record that as their result (status fail,\n"
-    << "# stage compile), so the array still runs; 2 (the gate's own error) holds it back.\n"
+    << "# 1: a submission did not compile. Its units record that as their "
+       "result (status fail,\n"
+    << "# stage compile), so the array still runs; 2 (the gate's own error) "
+       "holds it back.\n"
     << "[ \"$rc\" = 1 ] && rc=0\n"
     << "exit \"$rc\"\n";
   return s.str();
@@ -440,11 +493,14 @@ std::string compileScript(const Config &c, const Run &run, const Layout &layout)
 std::string shardScript(const Config &c, const Run &run, const Layout &layout) {
   std::ostringstream s;
   s << "#!/bin/bash\n"
-    << "# atrex fleet: shard $SLURM_ARRAY_TASK_ID of " << run.shards << " of " << run.plan << " per array task,\n"
-    << "# one GPU each. Written by atrex-fleet submit, rewritten by every submission (docs/fleet.md).\n"
+    << "# atrex fleet: shard $SLURM_ARRAY_TASK_ID of " << run.shards << " of "
+    << run.plan << " per array task,\n"
+    << "# one GPU each. Written by atrex-fleet submit, rewritten by every "
+       "submission (docs/fleet.md).\n"
     << "#SBATCH --job-name=" << c.jobName << "\n"
     << "#SBATCH --ntasks=1\n"
-    << "#SBATCH --gres=gpu:" << (c.gpuType.empty() ? "" : c.gpuType + ":") << "1\n";
+    << "#SBATCH --gres=gpu:" << (c.gpuType.empty() ? "" : c.gpuType + ":")
+    << "1\n";
   sbatchLines(s, c.tasks);
   s << "#SBATCH --chdir=" << layout.dir << "\n"
     << "#SBATCH --output=" << layout.logs() << "/shard-%a.%A.out\n"
@@ -452,13 +508,15 @@ std::string shardScript(const Config &c, const Run &run, const Layout &layout) {
     << "set -u\n"
     << "i=${SLURM_ARRAY_TASK_ID:?atrex fleet: not a Slurm array task}\n"
     << setupLines(c)
-    // Double quotes: the run directory has none of the characters they would expand (checkRunDir).
-    << "exec " << gateCommand(c, run) << " --shard \"$i/" << run.shards << "\" --resume --out \""
-    << layout.shardResults("$i") << "\"\n";
+    // Double quotes: the run directory has none of the characters they would
+    // expand (checkRunDir).
+    << "exec " << gateCommand(c, run) << " --shard \"$i/" << run.shards
+    << "\" --resume --out \"" << layout.shardResults("$i") << "\"\n";
   return s.str();
 }
 
-std::vector<ShardProgress> progress(const Plan &plan, const Run &run, const Layout &layout) {
+std::vector<ShardProgress> progress(const Plan &plan, const Run &run,
+                                    const Layout &layout) {
   std::vector<ShardProgress> out;
   for (int i = 0; i < run.shards; ++i) {
     ShardProgress p;
@@ -477,9 +535,11 @@ std::vector<ShardProgress> progress(const Plan &plan, const Run &run, const Layo
   return out;
 }
 
-Merge mergeShards(const Plan &plan, int shards, const std::function<std::string(int)> &fileOf) {
+Merge mergeShards(const Plan &plan, int shards,
+                  const std::function<std::string(int)> &fileOf) {
   std::vector<Unit> units = allUnits(plan);
-  // Per unit: its last final line, else its last error line; and how many lines.
+  // Per unit: its last final line, else its last error line; and how many
+  // lines.
   std::vector<std::string> finalLine(units.size()), errorLine(units.size());
   std::vector<size_t> lines(units.size(), 0);
   Merge m;
@@ -503,26 +563,32 @@ Merge mergeShards(const Plan &plan, int shards, const std::function<std::string(
         throw std::runtime_error(at + "unit: " + e.what());
       }
       if (index < 0 || index >= static_cast<int64_t>(units.size()))
-        throw std::runtime_error(at + "unit " + std::to_string(index) + " is not a unit of " + plan.path + " (" +
+        throw std::runtime_error(at + "unit " + std::to_string(index) +
+                                 " is not a unit of " + plan.path + " (" +
                                  std::to_string(units.size()) + " units)");
       if (static_cast<int>(index % shards) != i)
-        throw std::runtime_error(at + "unit " + std::to_string(index) + " belongs to shard " +
-                                 std::to_string(index % shards) + "/" + std::to_string(shards) + ", not " +
-                                 shardText);
+        throw std::runtime_error(at + "unit " + std::to_string(index) +
+                                 " belongs to shard " +
+                                 std::to_string(index % shards) + "/" +
+                                 std::to_string(shards) + ", not " + shardText);
       const Unit &u = units[index];
       if (unitKey(r) != unitKey(u))
-        throw std::runtime_error(at + "unit " + std::to_string(index) + " is " +
-                                 r.get("submission")->getString("name", "?") + " x " +
-                                 r.get("problem")->getString("id", "?") + " here but " + u.submission->name + " x " +
-                                 u.problem->id + " in " + plan.path);
+        throw std::runtime_error(
+            at + "unit " + std::to_string(index) + " is " +
+            r.get("submission")->getString("name", "?") + " x " +
+            r.get("problem")->getString("id", "?") + " here but " +
+            u.submission->name + " x " + u.problem->id + " in " + plan.path);
       if (r.getString("shard", shardText) != shardText)
-        throw std::runtime_error(at + "ran as shard " + r.getString("shard", "") + ", expected " + shardText);
+        throw std::runtime_error(at + "ran as shard " +
+                                 r.getString("shard", "") + ", expected " +
+                                 shardText);
       ++lines[index];
       (isFinalResult(r) ? finalLine : errorLine)[index] = rl.text;
     }
   }
   for (const Unit &u : units) {
-    const std::string &chosen = !finalLine[u.index].empty() ? finalLine[u.index] : errorLine[u.index];
+    const std::string &chosen =
+        !finalLine[u.index].empty() ? finalLine[u.index] : errorLine[u.index];
     if (chosen.empty()) {
       m.missing.push_back(static_cast<int64_t>(u.index));
       continue;
@@ -561,7 +627,8 @@ std::string parseJobId(const std::string &text) {
   id.erase(0, id.find_first_not_of(" \t"));
   id.erase(id.find_last_not_of(" \t\r") + 1);
   if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
-    throw std::runtime_error("sbatch printed no job id: '" + text.substr(0, 200) + "'");
+    throw std::runtime_error("sbatch printed no job id: '" +
+                             text.substr(0, 200) + "'");
   return id;
 }
 

@@ -4,28 +4,31 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
-#include <map>
-#include <random>
-#include <vector>
+#include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <map>
+#include <random>
 #include <sys/file.h>
 #include <unistd.h>
+#include <vector>
 
 namespace atrex::rt {
 
-std::string unitKey(int64_t index, const std::string &submission, const std::string &problem) {
+std::string unitKey(int64_t index, const std::string &submission,
+                    const std::string &problem) {
   return std::to_string(index) + "\x1f" + submission + "\x1f" + problem;
 }
 
 std::string unitKey(const Unit &unit) {
-  return unitKey(static_cast<int64_t>(unit.index), unit.submission->name, unit.problem->id);
+  return unitKey(static_cast<int64_t>(unit.index), unit.submission->name,
+                 unit.problem->id);
 }
 
 std::string unitKey(const Json &r) {
-  return unitKey(r.getInt("unit", -1), r.get("submission")->getString("name", ""),
+  return unitKey(r.getInt("unit", -1),
+                 r.get("submission")->getString("name", ""),
                  r.get("problem")->getString("id", ""));
 }
 
@@ -52,16 +55,21 @@ ResultFile readResultFile(const std::string &path) {
     const Json &r = rl.result;
     const Json *sub = r.isObject() ? r.get("submission") : nullptr;
     const Json *prob = r.isObject() ? r.get("problem") : nullptr;
-    if (!sub || !prob || !r.has("unit") || !sub->isObject() || !prob->isObject())
-      throw std::runtime_error(path + ":" + std::to_string(lineNo) + ": not an atrex-gate result");
+    if (!sub || !prob || !r.has("unit") || !sub->isObject() ||
+        !prob->isObject())
+      throw std::runtime_error(path + ":" + std::to_string(lineNo) +
+                               ": not an atrex-gate result");
     file.results.push_back(std::move(rl));
   }
   return file;
 }
 
-bool isFinalResult(const Json &r) { return r.getString("status", protocol::kError) != protocol::kError; }
+bool isFinalResult(const Json &r) {
+  return r.getString("status", protocol::kError) != protocol::kError;
+}
 
-std::set<std::string> completedUnits(const std::string &path, std::vector<std::string> &warnings) {
+std::set<std::string> completedUnits(const std::string &path,
+                                     std::vector<std::string> &warnings) {
   ResultFile file = readResultFile(path);
   for (const ResultLine &t : file.torn)
     warnings.push_back("ignoring " + t.error);
@@ -72,7 +80,8 @@ std::set<std::string> completedUnits(const std::string &path, std::vector<std::s
   return done;
 }
 
-bool lastReportLine(const std::string &bytes, Json &report, const std::string &key, int *forged) {
+bool lastReportLine(const std::string &bytes, Json &report,
+                    const std::string &key, int *forged) {
   bool have = false;
   size_t pos = 0;
   std::string prefix = key.empty() ? "" : key + " ";
@@ -151,8 +160,10 @@ uint64_t sipHash24(uint64_t k0, uint64_t k1, const void *data, size_t size) {
 uint64_t unitSeedOf(uint64_t runSeed, int64_t index) {
   unsigned char msg[8];
   for (int b = 0; b < 8; ++b)
-    msg[b] = static_cast<unsigned char>(static_cast<uint64_t>(index) >> (8 * b));
-  return sipHash24(runSeed, runSeed ^ 0x9e3779b97f4a7c15ULL, msg, sizeof(msg)) & 0x7fffffffffffffffULL;
+    msg[b] =
+        static_cast<unsigned char>(static_cast<uint64_t>(index) >> (8 * b));
+  return sipHash24(runSeed, runSeed ^ 0x9e3779b97f4a7c15ULL, msg, sizeof(msg)) &
+         0x7fffffffffffffffULL;
 }
 
 std::string reportKey() {
@@ -171,33 +182,41 @@ Outcome outcomeOf(const WorkerRun &run) {
   const Json &rep = run.report;
   bool haveReport = run.haveReport, gateTimedOut = run.gateTimedOut;
   Outcome o;
-  o.stage = haveReport ? rep.getString("stage", protocol::kStageSetup) : protocol::kStageSetup;
+  o.stage = haveReport ? rep.getString("stage", protocol::kStageSetup)
+                       : protocol::kStageSetup;
   if (run.forgedLines > 0) {
     // Whatever the gate's own lines said: writing to its channel is an evasion.
     o.status = protocol::kFail;
-    o.reason = o.stage + ": the submission wrote " + std::to_string(run.forgedLines) +
-               " line(s) to the gate's report channel (file descriptor 3): report forgery";
+    o.reason = o.stage + ": the submission wrote " +
+               std::to_string(run.forgedLines) +
+               " line(s) to the gate's report channel (file descriptor 3): "
+               "report forgery";
   } else if (child.orphansKilled > 0) {
     // Escaping the worker's process group (setsid, double fork) is how work
     // would outlive the unit; the gate killed them.
     o.status = protocol::kFail;
-    o.reason = o.stage + ": the submission left " + std::to_string(child.orphansKilled) +
-               " process(es) running outside the worker's process group (killed by the gate)";
+    o.reason = o.stage + ": the submission left " +
+               std::to_string(child.orphansKilled) +
+               " process(es) running outside the worker's process group "
+               "(killed by the gate)";
   } else if (haveReport && rep.has("status") && child.succeeded()) {
     o.status = rep.getString("status", protocol::kError);
     o.reason = rep.getString("reason", "");
-  } else if (haveReport && rep.has("status") && child.end == ChildResult::End::Exited) {
+  } else if (haveReport && rep.has("status") &&
+             child.end == ChildResult::End::Exited) {
     o.status = rep.getString("status", protocol::kError);
-    o.reason = rep.getString("reason", "") + (rep.has("reason") ? "" : child.reason());
+    o.reason =
+        rep.getString("reason", "") + (rep.has("reason") ? "" : child.reason());
   } else if (child.end == ChildResult::End::SpawnFailed) {
     o.status = protocol::kError;
     o.reason = "setup: " + child.reason();
   } else if (gateTimedOut) {
     // Killed while the gate itself (reference, comparisons) was working.
     o.status = protocol::kError;
-    o.reason = o.stage + ": " + child.reason() +
-               " in the gate's own work (reference and checks), not the submission's: "
-               "raise settings.problem_s";
+    o.reason =
+        o.stage + ": " + child.reason() +
+        " in the gate's own work (reference and checks), not the submission's: "
+        "raise settings.problem_s";
   } else {
     o.status = protocol::kFail;
     o.reason = o.stage + ": " + child.reason();
@@ -206,13 +225,14 @@ Outcome outcomeOf(const WorkerRun &run) {
 }
 
 BatchReport::BatchReport(std::vector<int64_t> units, std::string key)
-    : units_(std::move(units)), key_(std::move(key)), last_(units_.size()), have_(units_.size(), false),
-      forged_(units_.size(), 0) {}
+    : units_(std::move(units)), key_(std::move(key)), last_(units_.size()),
+      have_(units_.size(), false), forged_(units_.size(), 0) {}
 
 bool BatchReport::failed(size_t pos) const {
   if (forged_[pos] > 0)
     return true;
-  return pos < finished_ && last_[pos].getString("status", protocol::kError) != protocol::kPass;
+  return pos < finished_ &&
+         last_[pos].getString("status", protocol::kError) != protocol::kPass;
 }
 
 std::vector<size_t> BatchReport::feed(const std::string &bytes) {
@@ -242,7 +262,8 @@ std::vector<size_t> BatchReport::feed(const std::string &bytes) {
     }
     if (!j.isObject())
       continue;
-    if (finished_ == units_.size() || (j.has("unit") && j.getInt("unit", -1) != units_[pos])) {
+    if (finished_ == units_.size() ||
+        (j.has("unit") && j.getInt("unit", -1) != units_[pos])) {
       ++forged_[pos]; // a line for no unit, or for another than the current one
       continue;
     }
@@ -256,8 +277,10 @@ std::vector<size_t> BatchReport::feed(const std::string &bytes) {
   return ended;
 }
 
-std::vector<WorkerRun> decideBatch(const BatchReport &rep, const ChildResult &child,
-                                   const std::vector<UnitMark> &marks, bool gateTimedOut) {
+std::vector<WorkerRun> decideBatch(const BatchReport &rep,
+                                   const ChildResult &child,
+                                   const std::vector<UnitMark> &marks,
+                                   bool gateTimedOut) {
   std::vector<WorkerRun> out;
   double prevEnd = 0;
   size_t done = rep.finished();
@@ -268,22 +291,27 @@ std::vector<WorkerRun> decideBatch(const BatchReport &rep, const ChildResult &ch
   // would after any other unit that stops a batch.
   bool truncated = false;
   for (size_t pos = 0; pos + 1 < done; ++pos)
-    if (rep.forged(pos) > 0 || (pos < marks.size() && marks[pos].orphansKilled > 0)) {
+    if (rep.forged(pos) > 0 ||
+        (pos < marks.size() && marks[pos].orphansKilled > 0)) {
       done = pos + 1;
       truncated = true;
       break;
     }
   // A worker exits after a unit that did not pass: its end is that unit's.
   bool endedAfterFailure =
-      done > 0 && rep.last(done - 1)->getString("status", protocol::kError) != protocol::kPass;
+      done > 0 && rep.last(done - 1)->getString("status", protocol::kError) !=
+                      protocol::kPass;
   for (size_t pos = 0; pos < done; ++pos) {
     WorkerRun w;
     w.haveReport = rep.last(pos) != nullptr;
     if (w.haveReport)
       w.report = *rep.last(pos);
     w.forgedLines = rep.forged(pos);
-    UnitMark m = pos < marks.size() ? marks[pos] : UnitMark{child.wallSeconds, child.peakRssBytes, 0};
-    bool last = pos + 1 == done && (done == rep.size() || endedAfterFailure) && !child.stoppedByHook && !truncated;
+    UnitMark m = pos < marks.size()
+                     ? marks[pos]
+                     : UnitMark{child.wallSeconds, child.peakRssBytes, 0};
+    bool last = pos + 1 == done && (done == rep.size() || endedAfterFailure) &&
+                !child.stoppedByHook && !truncated;
     if (last) {
       // Every unit finished (or this one failed) and the worker ended by
       // itself: its end (an exit status, a crash at exit, processes left
@@ -304,7 +332,8 @@ std::vector<WorkerRun> decideBatch(const BatchReport &rep, const ChildResult &ch
     prevEnd = m.endSeconds;
     out.push_back(std::move(w));
   }
-  if (done < rep.size() && !child.stoppedByHook && !endedAfterFailure && !truncated) {
+  if (done < rep.size() && !child.stoppedByHook && !endedAfterFailure &&
+      !truncated) {
     // The worker ended by itself inside this unit: its end is this unit's.
     WorkerRun w;
     w.child = child;
@@ -338,12 +367,14 @@ bool mixedOwnForeign(const Json &attribution) {
 void applyKernelTimes(Json &attribution, const Json *kt) {
   attribution.set("own_time_share", Json());
   if (!kt) {
-    attribution.set("own_time_share_why", "the clean run reported no kernel durations");
+    attribution.set("own_time_share_why",
+                    "the clean run reported no kernel durations");
     return;
   }
   if (const Json *e = kt->get("error")) {
     attribution.set("own_time_share_why",
-                    "kernel durations unavailable: " + (e->isString() ? e->asString() : e->dump()));
+                    "kernel durations unavailable: " +
+                        (e->isString() ? e->asString() : e->dump()));
     return;
   }
   std::map<std::string, int> status; // bit 1: own, bit 2: foreign
@@ -373,27 +404,32 @@ void applyKernelTimes(Json &attribution, const Json *kt) {
       } else {
         openUs += us;
         e.set("own", Json());
-        e.set("why", st == 0 ? "not launched in the attributed run" : "name of an own and a foreign kernel");
+        e.set("why", st == 0 ? "not launched in the attributed run"
+                             : "name of an own and a foreign kernel");
         open.push_back(name);
       }
       out.push(e);
     }
   attribution.set("kernel_times", out);
   attribution.set("own_time_share_source",
-                  "CUPTI kernel durations of " + std::to_string(kt->getInt("calls", 0)) +
-                      " untimed calls of the clean run, matched by name to the attributed run's kernels");
+                  "CUPTI kernel durations of " +
+                      std::to_string(kt->getInt("calls", 0)) +
+                      " untimed calls of the clean run, matched by name to the "
+                      "attributed run's kernels");
   double total = ownUs + foreignUs + openUs;
   if (total <= 0) {
-    attribution.set("own_time_share_why", "the clean run's calls recorded no kernel time");
+    attribution.set("own_time_share_why",
+                    "the clean run's calls recorded no kernel time");
     return;
   }
   if (!open.empty()) {
     std::string names;
     for (size_t i = 0; i < open.size() && i < 5; ++i)
       names += (i ? ", " : "") + open[i];
-    attribution.set("own_time_share_why",
-                    std::to_string(open.size()) + " kernel(s) of the clean run not matched to one side: " +
-                        names);
+    attribution.set(
+        "own_time_share_why",
+        std::to_string(open.size()) +
+            " kernel(s) of the clean run not matched to one side: " + names);
     Json range = Json::array();
     range.push(ownUs / total);
     range.push((ownUs + openUs) / total);
@@ -416,24 +452,29 @@ CleanRunPlan planCleanRun(Json &r, const PlanSettings &settings) {
   // must not capture graphs; its time is then taken whenever it is not
   // faster than the attributed one beyond the tolerance (the attributed events
   // miss work on streams destroyed before the gate could record on them).
-  bool side = perf->getInt("side_stream_reps", 0) > 0 || !perf->getBool("launch_gap_hidden", true) ||
+  bool side = perf->getInt("side_stream_reps", 0) > 0 ||
+              !perf->getBool("launch_gap_hidden", true) ||
               perf->getInt("destroyed_stream_reps", 0) > 0;
   plan.graphs = !side;
   plan.ownShareCalls = mixed ? settings.ownShareCalls : 0;
   if (mixed && plan.ownShareCalls == 0)
-    attribution->set("own_time_share_why", "own_share_calls is 0: kernel durations not measured");
+    attribution->set("own_time_share_why",
+                     "own_share_calls is 0: kernel durations not measured");
   return plan;
 }
 
-Outcome applyCleanTiming(Json &r, const PlanSettings &settings,
-                         const std::function<WorkerRun(int ownShareCalls, bool graphs)> &runClean) {
+Outcome applyCleanTiming(
+    Json &r, const PlanSettings &settings,
+    const std::function<WorkerRun(int ownShareCalls, bool graphs)> &runClean) {
   CleanRunPlan plan = planCleanRun(r, settings);
   if (!plan.run)
     return {};
-  return applyCleanRun(r, settings, plan, runClean(plan.ownShareCalls, plan.graphs));
+  return applyCleanRun(r, settings, plan,
+                       runClean(plan.ownShareCalls, plan.graphs));
 }
 
-Outcome applyCleanRun(Json &r, const PlanSettings &settings, const CleanRunPlan &plan, const WorkerRun &run) {
+Outcome applyCleanRun(Json &r, const PlanSettings &settings,
+                      const CleanRunPlan &plan, const WorkerRun &run) {
   Json *perf = r.get("performance");
   Json *attribution = r.get("attribution");
   if (!plan.run || !perf || !attribution)
@@ -450,30 +491,39 @@ Outcome applyCleanRun(Json &r, const PlanSettings &settings, const CleanRunPlan 
   if (out.status != protocol::kPass || !cperf) {
     // The attributed time stands (an overestimate, never an underestimate).
     clean.set("used", false);
-    clean.set("why", ("the clean run did not pass: " + out.status + " at " + out.stage + ": " +
-                      out.reason).substr(0, 600));
+    clean.set("why", ("the clean run did not pass: " + out.status + " at " +
+                      out.stage + ": " + out.reason)
+                         .substr(0, 600));
     perf->set("clean_run", clean);
     if (mixed)
-      attribution->set("own_time_share_why", "the clean run did not pass: kernel durations not measured");
+      attribution->set(
+          "own_time_share_why",
+          "the clean run did not pass: kernel durations not measured");
     if (out.status == protocol::kFail)
       return out;
     return {};
   }
   if (ownShareCalls > 0)
     applyKernelTimes(*attribution, run.report.get("kernel_times"));
-  bool deviceWide = cperf->getBool("device_wide", false) && cperf->getInt("reps", 0) > 0 &&
-                    cperf->getInt("device_wide_reps", 0) == cperf->getInt("reps", 0);
+  bool deviceWide =
+      cperf->getBool("device_wide", false) && cperf->getInt("reps", 0) > 0 &&
+      cperf->getInt("device_wide_reps", 0) == cperf->getInt("reps", 0);
   clean.set("device_wide", deviceWide);
   if (side && !deviceWide) {
     std::string noSpan = "the clean run measured no device-wide span (" +
-                         cperf->getString("device_wide_error", "no CUPTI") + ")";
+                         cperf->getString("device_wide_error", "no CUPTI") +
+                         ")";
     clean.set("used", false);
-    clean.set("why", ("the call uses side streams and " + noSpan).substr(0, 600));
+    clean.set("why",
+              ("the call uses side streams and " + noSpan).substr(0, 600));
     perf->set("clean_run", clean);
     if (destroyed)
       return {protocol::kError, protocol::kStagePerformance,
-              ("the submission destroyed a stream its timed call launched on, so only a device-wide span "
-               "times it, and " + noSpan).substr(0, 600)};
+              ("the submission destroyed a stream its timed call launched on, "
+               "so only a device-wide span "
+               "times it, and " +
+               noSpan)
+                  .substr(0, 600)};
     return {};
   }
   double cm = cperf->getDouble("median_us", 0);
@@ -490,22 +540,28 @@ Outcome applyCleanRun(Json &r, const PlanSettings &settings, const CleanRunPlan 
     char why[200];
     if (side)
       std::snprintf(why, sizeof(why),
-                    "the clean (device-wide) median is %.3gx the attributed one, below 1 - %.3g", ratio, tol);
-    else
-      std::snprintf(why, sizeof(why), "the clean median is %.3gx the attributed one, outside 1 +- %.3g",
+                    "the clean (device-wide) median is %.3gx the attributed "
+                    "one, below 1 - %.3g",
                     ratio, tol);
+    else
+      std::snprintf(
+          why, sizeof(why),
+          "the clean median is %.3gx the attributed one, outside 1 +- %.3g",
+          ratio, tol);
     clean.set("why", why);
     perf->set("clean_run", clean);
     return {};
   }
   clean.set("used", true);
   Json att = Json::object();
-  for (const char *k : {"median_us", "p10_us", "p90_us", "min_us", "reps", "median_rel_err", "mode"})
+  for (const char *k : {"median_us", "p10_us", "p90_us", "min_us", "reps",
+                        "median_rel_err", "mode"})
     if (const Json *v = perf->get(k))
       att.set(k, *v);
   perf->set("attributed", att);
-  for (const char *k : {"median_us", "p10_us", "p90_us", "min_us", "reps", "median_rel_err", "mode",
-                        "span_longer_reps", "device_wide_reps"})
+  for (const char *k :
+       {"median_us", "p10_us", "p90_us", "min_us", "reps", "median_rel_err",
+        "mode", "span_longer_reps", "device_wide_reps"})
     if (const Json *v = cperf->get(k))
       perf->set(k, *v);
   perf->set("clean_run", clean);
@@ -521,7 +577,8 @@ Json parseMemcheckLog(const std::string &log) {
   size_t pos = 0;
   while (pos < log.size()) {
     size_t nl = log.find('\n', pos);
-    std::string line = log.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    std::string line =
+        log.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
     pos = nl == std::string::npos ? log.size() : nl + 1;
     if (line.compare(0, tag.size(), tag) != 0)
       continue;
@@ -534,8 +591,10 @@ Json parseMemcheckLog(const std::string &log) {
     if (body.empty() || body == "COMPUTE-SANITIZER")
       continue;
     if (first.empty() && body[0] != ' ') {
-      first = body; // "Invalid __global__ read of size 4 bytes", "Program hit ..."
-    } else if (!first.empty() && first.find(" | ") == std::string::npos && body.rfind("    at ", 0) == 0) {
+      first =
+          body; // "Invalid __global__ read of size 4 bytes", "Program hit ..."
+    } else if (!first.empty() && first.find(" | ") == std::string::npos &&
+               body.rfind("    at ", 0) == 0) {
       size_t b = body.find_first_not_of(' ');
       first += " | " + body.substr(b);
     }
@@ -554,18 +613,22 @@ Outcome applyMemcheck(Json &r, const WorkerRun &run, const std::string &log) {
   Outcome verdict;
   if (!m.getBool("summary_found", false)) {
     m.set("conclusive", false);
-    m.set("why", ("no memcheck summary: the run ended " + out.status + " at " + out.stage + ": " +
-                  out.reason).substr(0, 600));
+    m.set("why", ("no memcheck summary: the run ended " + out.status + " at " +
+                  out.stage + ": " + out.reason)
+                     .substr(0, 600));
   } else if (m.getInt("errors", 0) > 0) {
     m.set("conclusive", true);
     verdict.status = protocol::kFail;
     verdict.stage = protocol::kStageCorrectness;
-    verdict.reason = "memcheck: " + std::to_string(m.getInt("errors", 0)) + " memory error(s) in the correctness trials: " +
+    verdict.reason = "memcheck: " + std::to_string(m.getInt("errors", 0)) +
+                     " memory error(s) in the correctness trials: " +
                      m.getString("first", "?");
   } else if (out.status != protocol::kPass) {
-    // Clean log, but the trials did not pass under memcheck: not the memory checker's finding.
+    // Clean log, but the trials did not pass under memcheck: not the memory
+    // checker's finding.
     m.set("conclusive", false);
-    m.set("why", ("the correctness trials ended " + out.status + " at " + out.stage + ": " + out.reason)
+    m.set("why", ("the correctness trials ended " + out.status + " at " +
+                  out.stage + ": " + out.reason)
                      .substr(0, 600));
   } else {
     m.set("conclusive", true);
@@ -592,9 +655,11 @@ void appendResultLine(const std::string &path, const std::string &line) {
     throw std::runtime_error("short write to results file '" + path + "'");
 }
 
-bool boundBeforeSubmission(const std::string &fileBefore, const void *addrBefore, const std::string &fileAfter,
+bool boundBeforeSubmission(const std::string &fileBefore,
+                           const void *addrBefore, const std::string &fileAfter,
                            const void *addrAfter) {
-  return addrBefore && addrBefore == addrAfter && !fileBefore.empty() && fileBefore == fileAfter;
+  return addrBefore && addrBefore == addrAfter && !fileBefore.empty() &&
+         fileBefore == fileAfter;
 }
 
 } // namespace atrex::rt

@@ -1,4 +1,5 @@
-//===- Json.cpp - The runtime's JSON value over nlohmann-json ---------------===//
+//===- Json.cpp - The runtime's JSON value over nlohmann-json
+//---------------===//
 //
 // Parsing and writing are nlohmann-json's (Debian nlohmann-json3-dev): its
 // parser through the SAX interface, building Json values directly, and its
@@ -28,13 +29,20 @@ namespace atrex::rt {
 
 const char *Json::kindName() const {
   switch (kind) {
-  case Kind::Null: return "null";
-  case Kind::Bool: return "bool";
-  case Kind::Int: return "integer";
-  case Kind::Double: return "number";
-  case Kind::String: return "string";
-  case Kind::Array: return "array";
-  case Kind::Object: return "object";
+  case Kind::Null:
+    return "null";
+  case Kind::Bool:
+    return "bool";
+  case Kind::Int:
+    return "integer";
+  case Kind::Double:
+    return "number";
+  case Kind::String:
+    return "string";
+  case Kind::Array:
+    return "array";
+  case Kind::Object:
+    return "object";
   }
   return "?";
 }
@@ -95,7 +103,8 @@ Json &Json::set(const std::string &key, Json value) {
   if (kind == Kind::Null)
     kind = Kind::Object;
   if (kind != Kind::Object)
-    throw JsonError(std::string("cannot set key '") + key + "' on a " + kindName());
+    throw JsonError(std::string("cannot set key '") + key + "' on a " +
+                    kindName());
   if (Json *existing = get(key)) {
     *existing = std::move(value);
     return *existing;
@@ -123,7 +132,8 @@ size_t Json::size() const {
   return 0;
 }
 
-std::string Json::getString(const std::string &key, const std::string &def) const {
+std::string Json::getString(const std::string &key,
+                            const std::string &def) const {
   const Json *v = get(key);
   if (!v || v->isNull())
     return def;
@@ -173,16 +183,23 @@ bool Json::operator==(const Json &o) const {
   if (kind != o.kind)
     return false;
   switch (kind) {
-  case Kind::Null: return true;
-  case Kind::Bool: return boolValue == o.boolValue;
-  case Kind::String: return stringValue == o.stringValue;
-  case Kind::Array: return arrayValue == o.arrayValue;
-  case Kind::Object: return objectValue == o.objectValue;
-  default: return false;
+  case Kind::Null:
+    return true;
+  case Kind::Bool:
+    return boolValue == o.boolValue;
+  case Kind::String:
+    return stringValue == o.stringValue;
+  case Kind::Array:
+    return arrayValue == o.arrayValue;
+  case Kind::Object:
+    return objectValue == o.objectValue;
+  default:
+    return false;
   }
 }
 
-// ---- writing: nlohmann's serializer ------------------------------------------
+// ---- writing: nlohmann's serializer
+// ------------------------------------------
 namespace {
 using njson = nlohmann::ordered_json;
 
@@ -203,14 +220,19 @@ double round9(double v) {
 struct JsonCodec {
   static njson toNlohmann(const Json &j) {
     switch (j.kind) {
-    case Json::Kind::Null: return njson();
-    case Json::Kind::Bool: return njson(j.boolValue);
-    case Json::Kind::Int: return njson(j.intValue);
+    case Json::Kind::Null:
+      return njson();
+    case Json::Kind::Bool:
+      return njson(j.boolValue);
+    case Json::Kind::Int:
+      return njson(j.intValue);
     case Json::Kind::Double:
       // JSON has no NaN/Inf: null (documented in the result schema); nlohmann
       // writes null for them too, checked here so the rounding never sees them.
-      return std::isfinite(j.doubleValue) ? njson(round9(j.doubleValue)) : njson();
-    case Json::Kind::String: return njson(j.stringValue);
+      return std::isfinite(j.doubleValue) ? njson(round9(j.doubleValue))
+                                          : njson();
+    case Json::Kind::String:
+      return njson(j.stringValue);
     case Json::Kind::Array: {
       njson out = njson::array();
       auto &arr = *out.get_ptr<njson::array_t *>();
@@ -237,10 +259,12 @@ struct JsonCodec {
 std::string Json::dump(int indent) const {
   // Bytes that are not UTF-8 (a child's stderr tail, a path) become U+FFFD
   // rather than an exception or a document no JSON reader accepts.
-  return JsonCodec::toNlohmann(*this).dump(indent, ' ', false, njson::error_handler_t::replace);
+  return JsonCodec::toNlohmann(*this).dump(indent, ' ', false,
+                                           njson::error_handler_t::replace);
 }
 
-// ---- reading: nlohmann's parser, through its SAX interface ---------------------
+// ---- reading: nlohmann's parser, through its SAX interface
+// ---------------------
 namespace {
 constexpr size_t kMaxDepth = 256;
 
@@ -275,7 +299,8 @@ struct CountingIter {
 // deeper than kMaxDepth and duplicate keys are errors (nlohmann accepts both).
 class JsonReader {
 public:
-  JsonReader(const std::string &text, const std::string &what) : text(text), what(what) {}
+  JsonReader(const std::string &text, const std::string &what)
+      : text(text), what(what) {}
 
   Json run() {
     CountingIter first{text.data(), &consumed, text.data()};
@@ -289,7 +314,9 @@ public:
   // SAX interface (nlohmann::json_sax).
   bool null() { return value(Json()); }
   bool boolean(bool v) { return value(Json(v)); }
-  bool number_integer(int64_t v) { return number(Json(static_cast<long long>(v))); }
+  bool number_integer(int64_t v) {
+    return number(Json(static_cast<long long>(v)));
+  }
   bool number_unsigned(uint64_t v) {
     // Integers beyond int64 are doubles, as the runtime always read them.
     if (v > static_cast<uint64_t>(INT64_MAX))
@@ -298,7 +325,9 @@ public:
   }
   bool number_float(double v, const std::string &) { return number(Json(v)); }
   bool string(std::string &v) { return value(Json(std::move(v))); }
-  bool binary(njson::binary_t &) { return fail(consumed, "binary values are not JSON"); }
+  bool binary(njson::binary_t &) {
+    return fail(consumed, "binary values are not JSON");
+  }
   bool start_object(size_t) { return open(Json::object()); }
   bool key(std::string &k) {
     if (!keys.back().insert(k).second)
@@ -310,19 +339,22 @@ public:
   bool end_object() { return close(); }
   bool start_array(size_t) { return open(Json::array()); }
   bool end_array() { return close(); }
-  bool parse_error(size_t, const std::string &, const nlohmann::detail::exception &ex) {
+  bool parse_error(size_t, const std::string &,
+                   const nlohmann::detail::exception &ex) {
     // nlohmann's message is "[json.exception.parse_error.N] parse error at
     // line L, column C: <message>" (where its lexer stopped): keep <message>
     // and place it at the token that failed, the first one after the last
     // token the parser accepted (and the ',' or ':' after that).
     std::string msg = ex.what();
-    if (msg.rfind("[json.exception.", 0) == 0 && msg.find("] ") != std::string::npos)
+    if (msg.rfind("[json.exception.", 0) == 0 &&
+        msg.find("] ") != std::string::npos)
       msg = msg.substr(msg.find("] ") + 2);
     if (msg.rfind("parse error", 0) == 0 && msg.find(": ") != std::string::npos)
       msg = msg.substr(msg.find(": ") + 2);
     size_t at = accepted;
     auto skipSpace = [&] {
-      while (at < text.size() && (text[at] == ' ' || text[at] == '\t' || text[at] == '\n' || text[at] == '\r'))
+      while (at < text.size() && (text[at] == ' ' || text[at] == '\t' ||
+                                  text[at] == '\n' || text[at] == '\r'))
         ++at;
     };
     skipSpace();
@@ -345,7 +377,8 @@ private:
       }
     }
     if (error.empty())
-      error = what + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + msg;
+      error = what + ":" + std::to_string(line) + ":" + std::to_string(col) +
+              ": " + msg;
     return false;
   }
   // Places `v` in the open container (or as the document) and returns it.
@@ -369,17 +402,20 @@ private:
   }
   // The lexer reads one character past a number (unless at the end).
   bool number(Json v) {
-    bool atEnd = consumed == text.size() && consumed > 0 && text[consumed - 1] >= '0' && text[consumed - 1] <= '9';
+    bool atEnd = consumed == text.size() && consumed > 0 &&
+                 text[consumed - 1] >= '0' && text[consumed - 1] <= '9';
     place(std::move(v));
     accepted = atEnd || consumed == 0 ? consumed : consumed - 1;
     return true;
   }
   bool open(Json container) {
     if (stack.size() >= kMaxDepth)
-      return fail(consumed > 0 ? consumed - 1 : 0, "nesting too deep (more than " +
-                                                       std::to_string(kMaxDepth) + " levels)");
+      return fail(consumed > 0 ? consumed - 1 : 0,
+                  "nesting too deep (more than " + std::to_string(kMaxDepth) +
+                      " levels)");
     bool isObject = container.kind == Json::Kind::Object;
-    // The parent only grows after this container closes: the pointer stays valid.
+    // The parent only grows after this container closes: the pointer stays
+    // valid.
     stack.push_back(place(std::move(container)));
     if (isObject)
       keys.emplace_back();
@@ -405,12 +441,15 @@ private:
   std::string error;
 };
 
-Json Json::parse(const std::string &text, const std::string &what) { return JsonReader(text, what).run(); }
+Json Json::parse(const std::string &text, const std::string &what) {
+  return JsonReader(text, what).run();
+}
 
 std::string readFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
+    throw std::runtime_error("cannot open '" + path +
+                             "': " + std::strerror(errno));
   std::ostringstream ss;
   ss << in.rdbuf();
   if (in.bad())
@@ -421,17 +460,20 @@ std::string readFile(const std::string &path) {
 void writeFile(const std::string &path, const std::string &contents) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out)
-    throw std::runtime_error("cannot create '" + path + "': " + std::strerror(errno));
+    throw std::runtime_error("cannot create '" + path +
+                             "': " + std::strerror(errno));
   out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
   out.close();
   if (!out)
     throw std::runtime_error("cannot write '" + path + "'");
 }
 
-Json parseJsonFile(const std::string &path) { return Json::parse(readFile(path), path); }
+Json parseJsonFile(const std::string &path) {
+  return Json::parse(readFile(path), path);
+}
 
-void checkObjectKeys(const Json &obj, const std::vector<std::string> &allowed, const std::string &path,
-                     const std::string &where) {
+void checkObjectKeys(const Json &obj, const std::vector<std::string> &allowed,
+                     const std::string &path, const std::string &where) {
   std::string at = path + ": " + where + (where.empty() ? "" : ": ");
   if (!obj.isObject())
     throw std::runtime_error(at + "must be an object");
@@ -442,7 +484,8 @@ void checkObjectKeys(const Json &obj, const std::vector<std::string> &allowed, c
       std::string list;
       for (const auto &a : sorted)
         list += (list.empty() ? "" : ", ") + a;
-      throw std::runtime_error(at + "unknown key '" + kv.first + "' (allowed: " + list + ")");
+      throw std::runtime_error(at + "unknown key '" + kv.first +
+                               "' (allowed: " + list + ")");
     }
 }
 

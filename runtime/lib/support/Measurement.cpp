@@ -23,20 +23,24 @@ std::vector<KernelTime> sumKernels(const std::vector<Activity> &acts) {
   for (auto &kv : sums)
     out.push_back(std::move(kv.second));
   std::sort(out.begin(), out.end(),
-            [](const KernelTime &a, const KernelTime &b) { return a.totalUs > b.totalUs; });
+            [](const KernelTime &a, const KernelTime &b) {
+              return a.totalUs > b.totalUs;
+            });
   return out;
 }
 
-Span spanOf(const std::vector<Activity> &acts, uint64_t windowStart, uint64_t windowEnd,
-            const std::string &gateSleepName) {
+Span spanOf(const std::vector<Activity> &acts, uint64_t windowStart,
+            uint64_t windowEnd, const std::string &gateSleepName) {
   std::vector<const Activity *> in;
   for (const Activity &a : acts)
     if (a.start >= windowStart && a.start <= windowEnd)
       in.push_back(&a);
-  std::sort(in.begin(), in.end(),
-            [](const Activity *a, const Activity *b) { return a->correlationId < b->correlationId; });
+  std::sort(in.begin(), in.end(), [](const Activity *a, const Activity *b) {
+    return a->correlationId < b->correlationId;
+  });
   // The gate launches its gap sleep just before the call: the lowest id.
-  if (!in.empty() && !gateSleepName.empty() && in.front()->kind == Activity::Kind::Kernel &&
+  if (!in.empty() && !gateSleepName.empty() &&
+      in.front()->kind == Activity::Kind::Kernel &&
       in.front()->name == gateSleepName)
     in.erase(in.begin());
   Span s;
@@ -62,7 +66,8 @@ double percentile(std::vector<double> v, double p) {
     return NAN;
   std::sort(v.begin(), v.end());
   double idx = p * static_cast<double>(v.size() - 1);
-  size_t lo = static_cast<size_t>(std::floor(idx)), hi = static_cast<size_t>(std::ceil(idx));
+  size_t lo = static_cast<size_t>(std::floor(idx)),
+         hi = static_cast<size_t>(std::ceil(idx));
   return v[lo] + (v[hi] - v[lo]) * (idx - static_cast<double>(lo));
 }
 
@@ -78,7 +83,8 @@ double medianRelErr(std::vector<double> v) {
   return med > 0 ? (v[hi] - v[lo]) / 2 / med : INFINITY;
 }
 
-std::string kernelSetDiff(std::vector<std::string> first, std::vector<std::string> now) {
+std::string kernelSetDiff(std::vector<std::string> first,
+                          std::vector<std::string> now) {
   std::map<std::string, int64_t> count;
   for (const std::string &k : first)
     --count[k];
@@ -89,8 +95,8 @@ std::string kernelSetDiff(std::vector<std::string> first, std::vector<std::strin
     if (c == 0)
       continue;
     std::string &to = c > 0 ? plus : minus;
-    to += (to.empty() ? "" : ", ") + std::string(c > 0 ? "+" : "-") + name + " x" +
-          std::to_string(c > 0 ? c : -c);
+    to += (to.empty() ? "" : ", ") + std::string(c > 0 ? "+" : "-") + name +
+          " x" + std::to_string(c > 0 ? c : -c);
   }
   if (plus.empty())
     return minus;
@@ -122,15 +128,16 @@ void Measurement::add(Sample s) {
     return;
   ++changedReps;
   if (firstChange.empty())
-    firstChange = "timed call " + std::to_string(times.size() - 1) + " against the first: " +
-                  diff.substr(0, 600);
+    firstChange = "timed call " + std::to_string(times.size() - 1) +
+                  " against the first: " + diff.substr(0, 600);
 }
 
 bool Measurement::done(double elapsedSeconds) const {
   int n = static_cast<int>(times.size());
   if (n >= maxReps)
     return true;
-  return n >= minReps && (medianRelErr(times) <= targetRelErr || elapsedSeconds > maxSeconds);
+  return n >= minReps &&
+         (medianRelErr(times) <= targetRelErr || elapsedSeconds > maxSeconds);
 }
 
 void Measurement::writeTo(Json &perf) const {

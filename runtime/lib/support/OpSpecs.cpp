@@ -34,10 +34,12 @@ std::vector<OpSpec> buildSpecs() {
   ToleranceRegistry &reg = toleranceRegistry();
   reg.sealed = true;
   for (const auto &[op, tols] : reg.byOp) {
-    auto spec = std::find_if(specs.begin(), specs.end(), [&](const OpSpec &s) { return s.name == op; });
+    auto spec = std::find_if(specs.begin(), specs.end(),
+                             [&](const OpSpec &s) { return s.name == op; });
     if (spec == specs.end())
       throw std::logic_error("tolerances registered for operator '" + op +
-                             "', which the generated operator table (lib/support/OpTable.inc) lacks");
+                             "', which the generated operator table "
+                             "(lib/support/OpTable.inc) lacks");
     size_t outputs = 0;
     for (ArgSpec &arg : spec->args) {
       if (arg.kind != ArgKind::OutTensor && arg.kind != ArgKind::InOutTensor)
@@ -45,22 +47,28 @@ std::vector<OpSpec> buildSpecs() {
       ++outputs;
       auto it = tols.find(OpSpec::outputName(arg));
       if (it == tols.end())
-        throw std::logic_error("operator '" + op + "' registers no tolerance for output '" +
+        throw std::logic_error("operator '" + op +
+                               "' registers no tolerance for output '" +
                                OpSpec::outputName(arg) + "'");
       arg.tol = it->second;
       arg.hasTolerance = true;
     }
     if (tols.size() != outputs)
-      throw std::logic_error("operator '" + op + "' registers tolerances for outputs it does not have");
+      throw std::logic_error(
+          "operator '" + op +
+          "' registers tolerances for outputs it does not have");
   }
   return specs;
 }
 } // namespace
 
-void registerOpTolerances(const std::string &op, const std::map<std::string, Tolerance> &tolerances) {
+void registerOpTolerances(const std::string &op,
+                          const std::map<std::string, Tolerance> &tolerances) {
   ToleranceRegistry &reg = toleranceRegistry();
   if (reg.sealed) {
-    std::fprintf(stderr, "atrex-rt: tolerances of '%s' registered after the operator table was built\n",
+    std::fprintf(stderr,
+                 "atrex-rt: tolerances of '%s' registered after the operator "
+                 "table was built\n",
                  op.c_str());
     std::abort();
   }
@@ -104,12 +112,22 @@ std::string OpSpec::signature() const {
     if (i)
       os << ", ";
     switch (args[i].kind) {
-    case ArgKind::Tensor: os << "const torch::Tensor& "; break;
+    case ArgKind::Tensor:
+      os << "const torch::Tensor& ";
+      break;
     case ArgKind::OutTensor:
-    case ArgKind::InOutTensor: os << "torch::Tensor& "; break;
-    case ArgKind::Double: os << "double "; break;
-    case ArgKind::Int: os << "int64_t "; break;
-    case ArgKind::Bool: os << "bool "; break;
+    case ArgKind::InOutTensor:
+      os << "torch::Tensor& ";
+      break;
+    case ArgKind::Double:
+      os << "double ";
+      break;
+    case ArgKind::Int:
+      os << "int64_t ";
+      break;
+    case ArgKind::Bool:
+      os << "bool ";
+      break;
     }
     os << args[i].name;
   }
@@ -124,24 +142,29 @@ void validateShape(const OpSpec &spec, const ShapeMap &shape) {
       std::string keys;
       for (const auto &k2 : spec.shapeKeys)
         keys += (keys.empty() ? "" : ",") + k2;
-      throw std::runtime_error("operator '" + spec.name + "': shape key '" + key +
-                               "' missing (keys: " + keys + "; " + spec.keyDoc + ")");
+      throw std::runtime_error("operator '" + spec.name + "': shape key '" +
+                               key + "' missing (keys: " + keys + "; " +
+                               spec.keyDoc + ")");
     }
-    bool zeroOk = std::find(spec.nonNegativeKeys.begin(), spec.nonNegativeKeys.end(), key) !=
-                  spec.nonNegativeKeys.end();
+    bool zeroOk =
+        std::find(spec.nonNegativeKeys.begin(), spec.nonNegativeKeys.end(),
+                  key) != spec.nonNegativeKeys.end();
     if (it->second < 0 || (it->second == 0 && !zeroOk))
-      throw std::runtime_error("operator '" + spec.name + "': shape key '" + key +
-                               "' must be positive, got " + std::to_string(it->second));
+      throw std::runtime_error("operator '" + spec.name + "': shape key '" +
+                               key + "' must be positive, got " +
+                               std::to_string(it->second));
   }
   for (const auto &kv : shape)
-    if (std::find(spec.shapeKeys.begin(), spec.shapeKeys.end(), kv.first) == spec.shapeKeys.end())
-      throw std::runtime_error("operator '" + spec.name + "': unknown shape key '" + kv.first +
-                               "' (" + spec.keyDoc + ")");
+    if (std::find(spec.shapeKeys.begin(), spec.shapeKeys.end(), kv.first) ==
+        spec.shapeKeys.end())
+      throw std::runtime_error("operator '" + spec.name +
+                               "': unknown shape key '" + kv.first + "' (" +
+                               spec.keyDoc + ")");
   if (spec.check) {
     std::string err = spec.check(shape);
     if (!err.empty())
-      throw std::runtime_error("operator '" + spec.name + "', shape " + shapeMapToString(shape) +
-                               ": " + err);
+      throw std::runtime_error("operator '" + spec.name + "', shape " +
+                               shapeMapToString(shape) + ": " + err);
   }
 }
 
@@ -154,8 +177,8 @@ ShapeMap parseShape(const OpSpec &spec, const std::string &text) {
       continue;
     auto eq = item.find('=');
     if (eq == std::string::npos)
-      throw std::runtime_error("operator '" + spec.name + "': shape item '" + item +
-                               "' is not KEY=VALUE");
+      throw std::runtime_error("operator '" + spec.name + "': shape item '" +
+                               item + "' is not KEY=VALUE");
     std::string key = item.substr(0, eq), val = item.substr(eq + 1);
     size_t used = 0;
     int64_t v = 0;
@@ -165,10 +188,12 @@ ShapeMap parseShape(const OpSpec &spec, const std::string &text) {
       used = 0;
     }
     if (used == 0 || used != val.size())
-      throw std::runtime_error("operator '" + spec.name + "': shape value '" + val + "' of key '" +
-                               key + "' is not an integer");
+      throw std::runtime_error("operator '" + spec.name + "': shape value '" +
+                               val + "' of key '" + key +
+                               "' is not an integer");
     if (shape.count(key))
-      throw std::runtime_error("operator '" + spec.name + "': shape key '" + key + "' given twice");
+      throw std::runtime_error("operator '" + spec.name + "': shape key '" +
+                               key + "' given twice");
     shape[key] = v;
   }
   validateShape(spec, shape);
@@ -177,14 +202,15 @@ ShapeMap parseShape(const OpSpec &spec, const std::string &text) {
 
 ShapeMap shapeFromJson(const OpSpec &spec, const Json &j) {
   if (!j.isObject())
-    throw std::runtime_error("operator '" + spec.name + "': shape must be an object of integers");
+    throw std::runtime_error("operator '" + spec.name +
+                             "': shape must be an object of integers");
   ShapeMap shape;
   for (const auto &kv : j.asObject()) {
     try {
       shape[kv.first] = kv.second.asInt();
     } catch (const JsonError &e) {
-      throw std::runtime_error("operator '" + spec.name + "': shape key '" + kv.first + "': " +
-                               e.what());
+      throw std::runtime_error("operator '" + spec.name + "': shape key '" +
+                               kv.first + "': " + e.what());
     }
   }
   validateShape(spec, shape);

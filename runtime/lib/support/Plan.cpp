@@ -2,11 +2,11 @@
 #include "atrex-rt/Plan.h"
 #include "atrex-rt/Protocol.h"
 
+#include <climits>
 #include <cstdint>
 #include <filesystem>
 #include <iterator>
 #include <set>
-#include <climits>
 #include <type_traits>
 #include <variant>
 
@@ -16,7 +16,8 @@ namespace fs = std::filesystem;
 namespace {
 [[noreturn]] void planError(const std::string &path, const std::string &where,
                             const std::string &msg) {
-  throw std::runtime_error(path + ": " + where + (where.empty() ? "" : ": ") + msg);
+  throw std::runtime_error(path + ": " + where + (where.empty() ? "" : ": ") +
+                           msg);
 }
 } // namespace
 
@@ -26,8 +27,9 @@ namespace {
 // against, the typed parse and the worker's settings all come from here.
 // Cross-field checks and ranges follow in parsePlan; `seed` is parsed there.
 namespace {
-using Field = std::variant<std::monostate, std::string PlanSettings::*, double PlanSettings::*,
-                           int PlanSettings::*, int64_t PlanSettings::*, bool PlanSettings::*>;
+using Field = std::variant<std::monostate, std::string PlanSettings::*,
+                           double PlanSettings::*, int PlanSettings::*,
+                           int64_t PlanSettings::*, bool PlanSettings::*>;
 struct Setting {
   const char *key;
   Field field;
@@ -86,10 +88,12 @@ void readSettings(const Json &js, PlanSettings &s, const std::string &path) {
           else if constexpr (std::is_same_v<F, int64_t PlanSettings::*>) {
             int64_t v = js.getInt(d.key, d.mib ? (s.*field >> 20) : s.*field);
             if (d.mib) {
-              // Sizes in MiB, as bytes: 0 .. 2^43 - 1 MiB (the bytes fit in int64_t).
+              // Sizes in MiB, as bytes: 0 .. 2^43 - 1 MiB (the bytes fit in
+              // int64_t).
               if (v < 0 || v > (INT64_MAX >> 20))
                 planError(path, std::string("settings.") + d.key,
-                          "expected a size in MiB from 0 to " + std::to_string(INT64_MAX >> 20));
+                          "expected a size in MiB from 0 to " +
+                              std::to_string(INT64_MAX >> 20));
               v <<= 20;
             }
             s.*field = v;
@@ -130,28 +134,37 @@ Plan parsePlan(const Json &j, const std::string &path) {
     checkObjectKeys(j, {"schema", "settings", "submissions"}, path, "");
     std::string schema = j.getString("schema", kPlanSchema);
     if (schema != kPlanSchema)
-      planError(path, "schema", "expected '" + std::string(kPlanSchema) + "', got '" + schema + "'");
+      planError(path, "schema",
+                "expected '" + std::string(kPlanSchema) + "', got '" + schema +
+                    "'");
     PlanSettings &s = plan.settings;
     if (const Json *js = j.get("settings")) {
       checkObjectKeys(*js, settingKeys(), path, "settings");
       readSettings(*js, s, path);
       if (s.trials < 3)
-        planError(path, "settings.trials", "at least 3 correctness trials are required");
+        planError(path, "settings.trials",
+                  "at least 3 correctness trials are required");
       if (s.minReps < 3 || s.maxReps < s.minReps)
         planError(path, "settings", "need 3 <= min_reps <= max_reps");
       if (s.gapSleepCycles < 0 || s.gapSleepCycles > 100000000)
-        planError(path, "settings.gap_sleep_cycles", "expected 0..100000000 clock cycles");
+        planError(path, "settings.gap_sleep_cycles",
+                  "expected 0..100000000 clock cycles");
       if (!(s.cleanTimingTolerance >= 0 && s.cleanTimingTolerance <= 1))
-        planError(path, "settings.clean_timing_tolerance", "expected a fraction in [0, 1]");
+        planError(path, "settings.clean_timing_tolerance",
+                  "expected a fraction in [0, 1]");
       if (s.ownShareCalls < 0 || s.ownShareCalls > 1000)
         planError(path, "settings.own_share_calls", "expected 0..1000 calls");
       if (s.gpuMb < 0 || s.gpuMb > (1LL << 30))
-        planError(path, "settings.gpu_mb", "expected 0 (no cap) or a size in MiB");
+        planError(path, "settings.gpu_mb",
+                  "expected 0 (no cap) or a size in MiB");
       if (!(s.memcheckSeconds > 0))
-        planError(path, "settings.memcheck_s", "expected a positive number of seconds");
-      // HIP include directory (relative to the plan's directory); default: env/build.
+        planError(path, "settings.memcheck_s",
+                  "expected a positive number of seconds");
+      // HIP include directory (relative to the plan's directory); default:
+      // env/build.
       if (!s.hipInclude.empty() && fs::path(s.hipInclude).is_relative())
-        s.hipInclude = (fs::path(plan.dir) / s.hipInclude).lexically_normal().string();
+        s.hipInclude =
+            (fs::path(plan.dir) / s.hipInclude).lexically_normal().string();
       if (const Json *seed = js->get("seed")) {
         if (seed->isString() && seed->asString() == "random") {
           s.seedSource = "random";
@@ -159,7 +172,8 @@ Plan parsePlan(const Json &j, const std::string &path) {
           s.seedSource = "fixed";
           s.seed = static_cast<uint64_t>(seed->asInt());
         } else {
-          planError(path, "settings.seed", "must be \"random\" or a non-negative integer");
+          planError(path, "settings.seed",
+                    "must be \"random\" or a non-negative integer");
         }
       }
     }
@@ -170,21 +184,26 @@ Plan parsePlan(const Json &j, const std::string &path) {
     for (size_t i = 0; i < subs->size(); ++i) {
       const Json &js = subs->asArray()[i];
       std::string where = "submissions[" + std::to_string(i) + "]";
-      checkObjectKeys(js, {"name", "source", "operator", "lang", "expected_verdict", "nvcc_flags", "problems"},
+      checkObjectKeys(js,
+                      {"name", "source", "operator", "lang", "expected_verdict",
+                       "nvcc_flags", "problems"},
                       path, where);
       Submission sub;
       sub.source = js.getString("source", "");
       if (sub.source.empty())
         planError(path, where, "missing 'source'");
       if (fs::path(sub.source).is_relative())
-        sub.source = (fs::path(plan.dir) / sub.source).lexically_normal().string();
+        sub.source =
+            (fs::path(plan.dir) / sub.source).lexically_normal().string();
       sub.name = js.getString("name", fs::path(sub.source).stem().string());
       if (!names.insert(sub.name).second)
         planError(path, where, "duplicate submission name '" + sub.name + "'");
       sub.op = js.getString("operator", "");
       const OpSpec *spec = findOpSpec(sub.op);
       if (!spec)
-        planError(path, where, "unknown operator '" + sub.op + "' (known: " + knownOpNames() + ")");
+        planError(path, where,
+                  "unknown operator '" + sub.op +
+                      "' (known: " + knownOpNames() + ")");
       sub.lang = js.getString("lang", "cuda");
       if (sub.lang != "cuda" && sub.lang != "hip")
         planError(path, where, "lang must be 'cuda' or 'hip'");
@@ -209,7 +228,8 @@ Plan parsePlan(const Json &j, const std::string &path) {
         } catch (const std::exception &e) {
           planError(path, pw, e.what());
         }
-        prob.id = jp.getString("id", sub.op + "/" + shapeMapToString(prob.shape));
+        prob.id =
+            jp.getString("id", sub.op + "/" + shapeMapToString(prob.shape));
         prob.floorSeconds = jp.getDouble("floor_s", 0);
         if (const Json *x = jp.get("extra"))
           prob.extra = *x;
@@ -223,7 +243,9 @@ Plan parsePlan(const Json &j, const std::string &path) {
   return plan;
 }
 
-Plan loadPlan(const std::string &path) { return parsePlan(parseJsonFile(path), path); }
+Plan loadPlan(const std::string &path) {
+  return parsePlan(parseJsonFile(path), path);
+}
 
 std::vector<Unit> allUnits(const Plan &plan) {
   std::vector<Unit> units;
@@ -235,8 +257,8 @@ std::vector<Unit> allUnits(const Plan &plan) {
 
 std::vector<Unit> shardUnits(const Plan &plan, int shard, int count) {
   if (count <= 0 || shard < 0 || shard >= count)
-    throw std::runtime_error("shard " + std::to_string(shard) + "/" + std::to_string(count) +
-                             " is out of range");
+    throw std::runtime_error("shard " + std::to_string(shard) + "/" +
+                             std::to_string(count) + " is out of range");
   std::vector<Unit> out;
   for (const Unit &u : allUnits(plan))
     if (static_cast<int>(u.index % count) == shard)
@@ -256,7 +278,8 @@ std::pair<int, int> parseShard(const std::string &text) {
       throw 0;
     return {i, n};
   } catch (...) {
-    throw std::runtime_error("--shard '" + text + "': expected i/n with 0 <= i < n");
+    throw std::runtime_error("--shard '" + text +
+                             "': expected i/n with 0 <= i < n");
   }
 }
 
@@ -266,19 +289,24 @@ std::string checkResult(const Json &r) {
     return "a result must be an object";
   if (r.getString("schema", "") != kResultSchema)
     return std::string("'schema' must be '") + kResultSchema + "'";
-  for (const char *k : {"unit", "submission", "problem", "status", "stage", "verdict"})
+  for (const char *k :
+       {"unit", "submission", "problem", "status", "stage", "verdict"})
     if (!r.has(k))
       return std::string("missing key '") + k + "'";
-  static const std::set<std::string> statuses(std::begin(protocol::kStatuses), std::end(protocol::kStatuses));
+  static const std::set<std::string> statuses(std::begin(protocol::kStatuses),
+                                              std::end(protocol::kStatuses));
   if (!statuses.count(r.getString("status", "")))
     return "status must be pass, fail or error";
-  static const std::set<std::string> stages(std::begin(protocol::kStages), std::end(protocol::kStages));
+  static const std::set<std::string> stages(std::begin(protocol::kStages),
+                                            std::end(protocol::kStages));
   if (!stages.count(r.getString("stage", "")))
     return "unknown stage '" + r.getString("stage", "") + "'";
-  static const std::set<std::string> verdicts(std::begin(protocol::kVerdicts), std::end(protocol::kVerdicts));
+  static const std::set<std::string> verdicts(std::begin(protocol::kVerdicts),
+                                              std::end(protocol::kVerdicts));
   if (!verdicts.count(r.getString("verdict", "")))
     return "unknown verdict '" + r.getString("verdict", "") + "'";
-  if (r.getString("status", "") != protocol::kPass && r.getString("reason", "").empty())
+  if (r.getString("status", "") != protocol::kPass &&
+      r.getString("reason", "").empty())
     return "a failed result needs a 'reason'";
   if (r.getString("status", "") == protocol::kPass) {
     const Json *perf = r.get("performance");

@@ -1,4 +1,5 @@
-//===- Stages.cpp - The gate's stages and its worker runs ------------------===//
+//===- Stages.cpp - The gate's stages and its worker runs
+//------------------===//
 //
 // Each stage of atrex-gate (include/atrex-rt/Stage.h) is one class here,
 // listed once in gateStages(); WorkerRunner runs the worker processes they
@@ -46,13 +47,15 @@ TmpSnapshot sharedTmpSnapshot() {
   TmpSnapshot s;
   std::error_code ec;
   for (const char *d : kSharedTmp)
-    for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec))
+    for (fs::directory_iterator it(d, ec), end; !ec && it != end;
+         it.increment(ec))
       s[it->path().string()] = fs::last_write_time(it->path(), ec);
   return s;
 }
 
 // The private HOME and TMPDIR's files with their sizes and times.
-using PrivateSnapshot = std::map<std::string, std::pair<int64_t, fs::file_time_type>>;
+using PrivateSnapshot =
+    std::map<std::string, std::pair<int64_t, fs::file_time_type>>;
 
 // {files: [{path, bytes}], count, outside_tmp?: [...]}: what the run wrote in
 // its private HOME and TMPDIR since `privBefore` (paths relative to them,
@@ -62,21 +65,25 @@ using PrivateSnapshot = std::map<std::string, std::pair<int64_t, fs::file_time_t
 // move on to now, so that a worker's next unit records only its own writes.
 // Other processes of the machine can change the shared directories too: a
 // record, not a verdict.
-Json filesWritten(const PrivateDirs &p, TmpSnapshot &tmpBefore, PrivateSnapshot &privBefore,
+Json filesWritten(const PrivateDirs &p, TmpSnapshot &tmpBefore,
+                  PrivateSnapshot &privBefore,
                   const std::vector<std::string> &ignore) {
   Json out = Json::object(), files = Json::array();
   int64_t count = 0;
   std::error_code ec;
   fs::path root(p.root);
   PrivateSnapshot now;
-  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end;
+       it.increment(ec)) {
     if (!it->is_regular_file(ec) && !it->is_symlink(ec))
       continue;
     std::string rel = fs::relative(it->path(), root, ec).string();
-    int64_t bytes = static_cast<int64_t>(it->is_regular_file(ec) ? it->file_size(ec) : 0);
-    auto when = fs::symlink_status(it->path(), ec).type() == fs::file_type::symlink
-                    ? fs::file_time_type{}
-                    : fs::last_write_time(it->path(), ec);
+    int64_t bytes =
+        static_cast<int64_t>(it->is_regular_file(ec) ? it->file_size(ec) : 0);
+    auto when =
+        fs::symlink_status(it->path(), ec).type() == fs::file_type::symlink
+            ? fs::file_time_type{}
+            : fs::last_write_time(it->path(), ec);
     now[rel] = {bytes, when};
     auto was = privBefore.find(rel);
     if (was != privBefore.end() && was->second == now[rel])
@@ -98,7 +105,8 @@ Json filesWritten(const PrivateDirs &p, TmpSnapshot &tmpBefore, PrivateSnapshot 
     for (const std::string &ig : ignore)
       skip |= path == ig || ig.rfind(path + "/", 0) == 0;
     auto it = tmpBefore.find(path);
-    if (!skip && (it == tmpBefore.end() || it->second != when) && outside.size() < 50)
+    if (!skip && (it == tmpBefore.end() || it->second != when) &&
+        outside.size() < 50)
       outside.push(path);
   }
   tmpBefore = std::move(tmpNow);
@@ -138,15 +146,21 @@ int64_t memcheckPaddingBytes(const std::string &tool) {
   lim.wallSeconds = 30;
   lim.outputTailBytes = 1 << 20; // the whole help text
   ChildResult c = runSupervised({tool, "--help"}, lim);
-  cached = (c.stdoutTail + c.stderrTail).find("--padding") != std::string::npos ? (1 << 20) : 0;
+  cached = (c.stdoutTail + c.stderrTail).find("--padding") != std::string::npos
+               ? (1 << 20)
+               : 0;
   return cached;
 }
 
 } // namespace
 
-WorkerRunner::WorkerRunner(const Plan &plan, std::string worker, std::string jobDir, std::string cacheDir)
-    : plan_(plan), worker_(std::move(worker)), jobDir_(std::move(jobDir)), cacheDir_(std::move(cacheDir)) {
-  lim_.wallSeconds = plan.settings.problemSeconds; // per unit: the clock restarts at each unit's end
+WorkerRunner::WorkerRunner(const Plan &plan, std::string worker,
+                           std::string jobDir, std::string cacheDir)
+    : plan_(plan), worker_(std::move(worker)), jobDir_(std::move(jobDir)),
+      cacheDir_(std::move(cacheDir)) {
+  lim_.wallSeconds =
+      plan.settings
+          .problemSeconds; // per unit: the clock restarts at each unit's end
   lim_.rssBytes = plan.settings.rssBytes;
   lim_.fileSizeBytes = plan.settings.fileSizeBytes;
   lim_.addressSpaceBytes = plan.settings.addressSpaceBytes;
@@ -160,20 +174,25 @@ WorkerRunner::WorkerRunner(const Plan &plan, std::string worker, std::string job
     fs::create_directories(fs::path(cacheDir_) / "jit", ec);
     // Device and kernel interfaces stay as they are: CUDA found no device in
     // a view with /dev, /proc and /sys read-only (H200, 2026-12-02c).
-    lim_.writablePaths = {jobDir_, (fs::path(cacheDir_) / "jit").string(), "/dev", "/proc", "/sys"};
+    lim_.writablePaths = {jobDir_, (fs::path(cacheDir_) / "jit").string(),
+                          "/dev", "/proc", "/sys"};
   }
-  lim_.killOrphans = true; // worker runs one at a time: no other child is running then
+  lim_.killOrphans =
+      true; // worker runs one at a time: no other child is running then
 }
 
-std::vector<WorkerRun> WorkerRunner::run(const std::string &runKind, const CompileResult &cr,
-                                       const std::vector<BatchItem> &items,
-                                       const std::map<std::string, std::string> &extraEnv,
-                                       const std::vector<std::string> &wrapper, double wallSeconds) const {
+std::vector<WorkerRun>
+WorkerRunner::run(const std::string &runKind, const CompileResult &cr,
+                  const std::vector<BatchItem> &items,
+                  const std::map<std::string, std::string> &extraEnv,
+                  const std::vector<std::string> &wrapper,
+                  double wallSeconds) const {
   std::vector<WorkerRun> out(items.size());
   const Submission &sub = *items.front().st->u->submission;
   size_t next = 0;
   while (next < items.size()) {
-    std::string base = "unit" + std::to_string(items[next].st->u->index) + "." + runKind;
+    std::string base =
+        "unit" + std::to_string(items[next].st->u->index) + "." + runKind;
     std::string jobPath = (fs::path(jobDir_) / (base + ".json")).string();
     Json job = Json::object();
     job.set("schema", protocol::kJobSchema);
@@ -187,7 +206,8 @@ std::vector<WorkerRun> WorkerRunner::run(const std::string &runKind, const Compi
     job.set("settings", workerSettingsJson(plan_.settings));
     Json jobUnits = Json::array();
     std::vector<int64_t> indices;
-    // The seeds and this worker's report key go on stdin (never argv or the environment).
+    // The seeds and this worker's report key go on stdin (never argv or the
+    // environment).
     std::string key = reportKey(), stdinText;
     for (size_t i = next; i < items.size(); ++i) {
       const Unit &u = *items[i].st->u;
@@ -205,7 +225,8 @@ std::vector<WorkerRun> WorkerRunner::run(const std::string &runKind, const Compi
     writeFile(jobPath, job.dump(2));
     std::error_code ec;
     fs::remove(jobPath + ".phase", ec);
-    PrivateDirs priv = makePrivateDirs((fs::path(jobDir_) / (base + ".private")).string());
+    PrivateDirs priv =
+        makePrivateDirs((fs::path(jobDir_) / (base + ".private")).string());
     std::map<std::string, std::string> env = extraEnv;
     env["HOME"] = priv.home;
     env["TMPDIR"] = priv.tmp;
@@ -213,7 +234,8 @@ std::vector<WorkerRun> WorkerRunner::run(const std::string &runKind, const Compi
     // stay the gate's, shared by all runs: an empty one cost every worker
     // run NVRTC compiles. The candidate can write there too (recorded limit).
     env["CUDA_CACHE_PATH"] = (fs::path(cacheDir_) / "jit" / "nv").string();
-    env["PYTORCH_KERNEL_CACHE_PATH"] = (fs::path(cacheDir_) / "jit" / "torch").string();
+    env["PYTORCH_KERNEL_CACHE_PATH"] =
+        (fs::path(cacheDir_) / "jit" / "torch").string();
     std::vector<std::string> argvW = wrapper;
     for (const std::string &a : {worker_, std::string("--job"), jobPath})
       argvW.push_back(a);
@@ -236,7 +258,8 @@ std::vector<WorkerRun> WorkerRunner::run(const std::string &runKind, const Compi
         m.peakRssBytes = sofar.peakRssBytes;
         // What the unit wrote first: the worker goes on to its next unit
         // meanwhile, and killing escaped processes waits for them to end.
-        effects.push_back(filesWritten(priv, tmpBefore, privBefore, {cacheDir_}));
+        effects.push_back(
+            filesWritten(priv, tmpBefore, privBefore, {cacheDir_}));
         m.orphansKilled = killEscaped(child);
         marks.push_back(m);
         pr.restartClock = true;
@@ -245,20 +268,25 @@ std::vector<WorkerRun> WorkerRunner::run(const std::string &runKind, const Compi
       }
       return pr;
     };
-    ChildResult child = runSupervised(argvW, l, stdinText, jobDir_, env, {"ATREX_GATE_SEED"}, hook);
+    ChildResult child = runSupervised(argvW, l, stdinText, jobDir_, env,
+                                      {"ATREX_GATE_SEED"}, hook);
     rep.feed(child.report);
-    // The gate's own work is blamed only when the phase file says so with this run's key.
+    // The gate's own work is blamed only when the phase file says so with this
+    // run's key.
     std::ifstream phase(jobPath + ".phase", std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(phase)), {});
-    bool gateTimedOut = child.end == ChildResult::End::TimedOut && text == key + " g";
-    std::vector<WorkerRun> decided = decideBatch(rep, child, marks, gateTimedOut);
+    bool gateTimedOut =
+        child.end == ChildResult::End::TimedOut && text == key + " g";
+    std::vector<WorkerRun> decided =
+        decideBatch(rep, child, marks, gateTimedOut);
     Json tail = filesWritten(priv, tmpBefore, privBefore, {cacheDir_});
     if (decided.empty()) {
       // Cannot happen (a worker ends by itself inside a unit, or is stopped
       // after one ended); never loop on it.
       decided.push_back(WorkerRun{child, false, false, 0, Json()});
       decided.back().child.end = ChildResult::End::SpawnFailed;
-      decided.back().child.spawnError = "internal: the worker's batch decided no unit";
+      decided.back().child.spawnError =
+          "internal: the worker's batch decided no unit";
     }
     for (size_t k = 0; k < decided.size(); ++k) {
       UnitState &st = *items[next + k].st;
@@ -266,8 +294,12 @@ std::vector<WorkerRun> WorkerRunner::run(const std::string &runKind, const Compi
       // The files written after the last unit end are that unit's only
       // when the worker's end is (not after a unit that stopped the batch
       // while later units, run again elsewhere, had already started).
-      bool ownsTail = last && decided[k].child.end != ChildResult::End::Continued;
-      Json se = k < effects.size() ? (ownsTail ? mergeFilesWritten(effects[k], tail) : effects[k]) : tail;
+      bool ownsTail =
+          last && decided[k].child.end != ChildResult::End::Continued;
+      Json se =
+          k < effects.size()
+              ? (ownsTail ? mergeFilesWritten(effects[k], tail) : effects[k])
+              : tail;
       st.sideEffects.set(runKind, se);
       st.workerWall += decided[k].child.wallSeconds;
       if (decided[k].haveReport)
@@ -302,7 +334,8 @@ public:
     for (UnitState &st : g.states) {
       st.r.set("compile", g.compile.toJson());
       if (!g.compile.ok) {
-        st.status = g.compile.internalError ? protocol::kError : protocol::kFail;
+        st.status =
+            g.compile.internalError ? protocol::kError : protocol::kFail;
         st.reason = "compile: " + g.compile.reason;
       }
     }
@@ -320,27 +353,31 @@ public:
     std::vector<BatchItem> items;
     for (UnitState &st : g.states)
       items.push_back({&st, Json::object()});
-    std::vector<WorkerRun> runs = g.workers.run(protocol::kRunAttributed, g.compile, items);
+    std::vector<WorkerRun> runs =
+        g.workers.run(protocol::kRunAttributed, g.compile, items);
     for (size_t k = 0; k < items.size(); ++k) {
       UnitState &st = *items[k].st;
       Json &r = st.r;
       const WorkerRun &run = runs[k];
       r.set("child", run.child.toJson());
       if (run.haveReport)
-        for (const char *key : {"env", "correctness", "performance", "attribution", "gpu_memory", "integrity"})
+        for (const char *key : {"env", "correctness", "performance",
+                                "attribution", "gpu_memory", "integrity"})
           if (const Json *v = run.report.get(key))
             r.set(key, *v);
       st.take(outcomeOf(run));
       if (const Json *a = r.get("attribution"))
         st.verdict = a->getString("verdict", protocol::kUnknown);
-      // A timer or launch interposer (the worker's integrity check after loading).
+      // A timer or launch interposer (the worker's integrity check after
+      // loading).
       if (const Json *ig = r.get("integrity"); ig && ig->has("suspicious")) {
         st.verdict = protocol::kSuspicious;
         st.status = protocol::kFail;
       }
       if (st.passing() && !g.plan.settings.cleanTiming) {
         if (Json *a = r.get("attribution"); a && mixedOwnForeign(*a))
-          a->set("own_time_share_why", "clean_timing is off: kernel durations not measured");
+          a->set("own_time_share_why",
+                 "clean_timing is off: kernel durations not measured");
       }
     }
   }
@@ -363,13 +400,15 @@ public:
         continue;
       Json o = Json::object();
       o.set("graphs", st.clean.graphs);
-      o.set("device_wide", !st.clean.graphs); // side streams: CUPTI spans of every activity
+      o.set("device_wide",
+            !st.clean.graphs); // side streams: CUPTI spans of every activity
       o.set("kernel_time_calls", st.clean.ownShareCalls);
       items.push_back({&st, o});
     }
     if (items.empty())
       return;
-    std::vector<WorkerRun> runs = g.workers.run(protocol::kRunClean, g.compile, items);
+    std::vector<WorkerRun> runs =
+        g.workers.run(protocol::kRunClean, g.compile, items);
     for (size_t k = 0; k < items.size(); ++k) {
       UnitState &st = *items[k].st;
       Outcome out = applyCleanRun(st.r, g.plan.settings, st.clean, runs[k]);
@@ -386,7 +425,9 @@ public:
 // worker per unit: the tool's log is the unit's (docs/gate.md, "Memcheck").
 class MemcheckStage final : public Stage {
 public:
-  std::string_view name() const override { return protocol::kRunMemcheck; } // the memcheck run
+  std::string_view name() const override {
+    return protocol::kRunMemcheck;
+  } // the memcheck run
   bool enabled(const PlanSettings &s) const override { return s.memcheck; }
   void run(GroupContext &g) const override {
     for (UnitState &st : g.states) {
@@ -394,23 +435,29 @@ public:
         continue;
       std::string tool = computeSanitizerPath();
       std::string log =
-          (fs::path(g.workers.jobDir()) / ("unit" + std::to_string(st.u->index) + ".memcheck.log")).string();
+          (fs::path(g.workers.jobDir()) /
+           ("unit" + std::to_string(st.u->index) + ".memcheck.log"))
+              .string();
       std::error_code ec;
       fs::remove(log, ec);
-      // Without torch's caching allocator every tensor is its own cudaMalloc, so
-      // memcheck sees each tensor's bounds (not those of a 2 MiB segment); with
-      // --padding, a read past a tensor's end lands in a guard region instead of
-      // the next allocation, which memcheck would take for a valid address.
-      std::vector<std::string> wrap = {tool, "--tool", "memcheck", "--log-file", log, "--print-limit", "20"};
+      // Without torch's caching allocator every tensor is its own cudaMalloc,
+      // so memcheck sees each tensor's bounds (not those of a 2 MiB segment);
+      // with
+      // --padding, a read past a tensor's end lands in a guard region instead
+      // of the next allocation, which memcheck would take for a valid address.
+      std::vector<std::string> wrap = {
+          tool, "--tool", "memcheck", "--log-file", log, "--print-limit", "20"};
       int64_t padding = memcheckPaddingBytes(tool);
       if (padding > 0) {
         wrap.push_back("--padding");
         wrap.push_back(std::to_string(padding));
       }
-      WorkerRun mrun = g.workers
-                           .run(protocol::kRunMemcheck, g.compile, {{&st, Json::object()}},
-                                {{"PYTORCH_NO_CUDA_MEMORY_CACHING", "1"}}, wrap, g.plan.settings.memcheckSeconds)
-                           .front();
+      WorkerRun mrun =
+          g.workers
+              .run(protocol::kRunMemcheck, g.compile, {{&st, Json::object()}},
+                   {{"PYTORCH_NO_CUDA_MEMORY_CACHING", "1"}}, wrap,
+                   g.plan.settings.memcheckSeconds)
+              .front();
       std::ifstream in(log, std::ios::binary);
       std::string text((std::istreambuf_iterator<char>(in)), {});
       Outcome m = applyMemcheck(st.r, mrun, text);
@@ -453,7 +500,8 @@ public:
   std::string_view name() const override { return "clock-check"; }
   bool enabled(const PlanSettings &s) const override { return s.clockCheck; }
   void run(GroupContext &g) const override {
-    static const char *const kSlowdowns[] = {"sw_thermal", "hw_thermal", "hw_slowdown", "hw_power_brake"};
+    static const char *const kSlowdowns[] = {"sw_thermal", "hw_thermal",
+                                             "hw_slowdown", "hw_power_brake"};
     for (UnitState &st : g.states) {
       if (!st.passing())
         continue;
@@ -462,18 +510,21 @@ public:
       for (const Json *p : {perf, perf ? perf->get("clean_run") : nullptr}) {
         const Json *clocks = p ? p->get("clocks") : nullptr;
         const Json *after = clocks ? clocks->get("after") : nullptr;
-        const Json *reasons = after ? after->get("clock_event_reasons") : nullptr;
+        const Json *reasons =
+            after ? after->get("clock_event_reasons") : nullptr;
         if (!reasons || !reasons->isArray())
           continue;
         for (const Json &r : reasons->asArray())
           for (const char *s : kSlowdowns)
-            if (r.isString() && r.asString() == s && found.find(s) == std::string::npos)
+            if (r.isString() && r.asString() == s &&
+                found.find(s) == std::string::npos)
               found += (found.empty() ? "" : ", ") + std::string(s);
       }
       if (!found.empty())
         st.take({protocol::kError, protocol::kStagePerformance,
                  "the GPU slowed its clocks during the timed calls (" + found +
-                     "): the time is not the kernel's; run the unit again (--resume)"});
+                     "): the time is not the kernel's; run the unit again "
+                     "(--resume)"});
     }
   }
 };
@@ -483,12 +534,8 @@ public:
 const std::vector<const Stage *> &gateStages() {
   // One line per stage, in the order they run.
   static const std::vector<const Stage *> stages = {
-      new CompileStage(),
-      new AttributedRunStage(),
-      new CleanTimingStage(),
-      new MemcheckStage(),
-      new FloorStage(),
-      new ClocksStage(),
+      new CompileStage(),  new AttributedRunStage(), new CleanTimingStage(),
+      new MemcheckStage(), new FloorStage(),         new ClocksStage(),
   };
   return stages;
 }

@@ -4,24 +4,24 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <climits>
 #include <chrono>
+#include <climits>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <fstream>
 #include <map>
 #include <poll.h>
-#include <set>
 #include <sched.h>
-#include <dirent.h>
+#include <set>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,18 +33,30 @@ namespace atrex::rt {
 namespace {
 const char *signalName(int sig) {
   switch (sig) {
-  case SIGSEGV: return "SIGSEGV";
-  case SIGABRT: return "SIGABRT";
-  case SIGBUS: return "SIGBUS";
-  case SIGFPE: return "SIGFPE";
-  case SIGILL: return "SIGILL";
-  case SIGKILL: return "SIGKILL";
-  case SIGTERM: return "SIGTERM";
-  case SIGXCPU: return "SIGXCPU";
-  case SIGXFSZ: return "SIGXFSZ";
-  case SIGPIPE: return "SIGPIPE";
-  case SIGTRAP: return "SIGTRAP";
-  default: return "signal";
+  case SIGSEGV:
+    return "SIGSEGV";
+  case SIGABRT:
+    return "SIGABRT";
+  case SIGBUS:
+    return "SIGBUS";
+  case SIGFPE:
+    return "SIGFPE";
+  case SIGILL:
+    return "SIGILL";
+  case SIGKILL:
+    return "SIGKILL";
+  case SIGTERM:
+    return "SIGTERM";
+  case SIGXCPU:
+    return "SIGXCPU";
+  case SIGXFSZ:
+    return "SIGXFSZ";
+  case SIGPIPE:
+    return "SIGPIPE";
+  case SIGTRAP:
+    return "SIGTRAP";
+  default:
+    return "signal";
   }
 }
 
@@ -99,16 +111,20 @@ std::string lastLine(const std::string &s) {
 std::string ChildResult::reason() const {
   std::string r;
   switch (end) {
-  case End::SpawnFailed: return "could not start the child: " + spawnError;
-  case End::Continued: return "reported the unit's end and went on to the next unit";
+  case End::SpawnFailed:
+    return "could not start the child: " + spawnError;
+  case End::Continued:
+    return "reported the unit's end and went on to the next unit";
   case End::TimedOut:
-    return "hang: still running after " + std::to_string(static_cast<int>(wallSeconds)) +
+    return "hang: still running after " +
+           std::to_string(static_cast<int>(wallSeconds)) +
            " s; the watchdog killed its process group";
   case End::MemoryExceeded:
-    return "memory: resident set reached " + std::to_string(peakRssBytes >> 20) +
-           " MiB, over the limit; killed";
+    return "memory: resident set reached " +
+           std::to_string(peakRssBytes >> 20) + " MiB, over the limit; killed";
   case End::Signaled:
-    r = std::string("crashed: ") + strsignal(signal) + " (" + signalName(signal) + ")";
+    r = std::string("crashed: ") + strsignal(signal) + " (" +
+        signalName(signal) + ")";
     if (signal == SIGXFSZ)
       r += ": file size limit exceeded";
     if (signal == SIGXCPU)
@@ -130,12 +146,24 @@ Json ChildResult::toJson() const {
   Json j = Json::object();
   const char *endName = "spawn-failed";
   switch (end) {
-  case End::Exited: endName = "exited"; break;
-  case End::Signaled: endName = "signaled"; break;
-  case End::TimedOut: endName = "timed-out"; break;
-  case End::MemoryExceeded: endName = "memory-exceeded"; break;
-  case End::SpawnFailed: endName = "spawn-failed"; break;
-  case End::Continued: endName = "continued"; break;
+  case End::Exited:
+    endName = "exited";
+    break;
+  case End::Signaled:
+    endName = "signaled";
+    break;
+  case End::TimedOut:
+    endName = "timed-out";
+    break;
+  case End::MemoryExceeded:
+    endName = "memory-exceeded";
+    break;
+  case End::SpawnFailed:
+    endName = "spawn-failed";
+    break;
+  case End::Continued:
+    endName = "continued";
+    break;
   }
   j.set("end", endName);
   if (end == End::Exited)
@@ -152,8 +180,9 @@ Json ChildResult::toJson() const {
   if (orphansKilled > 0)
     j.set("orphans_killed", orphansKilled);
   if (!stderrTail.empty())
-    j.set("stderr_tail", stderrTail.size() > 4096 ? stderrTail.substr(stderrTail.size() - 4096)
-                                                   : stderrTail);
+    j.set("stderr_tail", stderrTail.size() > 4096
+                             ? stderrTail.substr(stderrTail.size() - 4096)
+                             : stderrTail);
   return j;
 }
 
@@ -171,15 +200,21 @@ std::vector<std::pair<pid_t, pid_t>> childrenOfSelf() {
     long pid = std::strtol(e->d_name, &end, 10);
     if (*end || pid <= 0)
       continue;
-    std::string text = readProcFile(std::string("/proc/") + e->d_name + "/stat");
-    size_t rp = text.rfind(')'); // the command may contain spaces and parentheses
+    std::string text =
+        readProcFile(std::string("/proc/") + e->d_name + "/stat");
+    size_t rp =
+        text.rfind(')'); // the command may contain spaces and parentheses
     if (rp == std::string::npos)
       continue;
     char state = 0;
     long ppid = 0, pgrp = 0;
-    if (std::sscanf(text.c_str() + rp + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3 && ppid == self)
+    if (std::sscanf(text.c_str() + rp + 1, " %c %ld %ld", &state, &ppid,
+                    &pgrp) == 3 &&
+        ppid == self)
       // A zombie has ended already: reaped, never counted (group -1 below).
-      out.push_back({static_cast<pid_t>(pid), state == 'Z' ? static_cast<pid_t>(-1) : static_cast<pid_t>(pgrp)});
+      out.push_back({static_cast<pid_t>(pid), state == 'Z'
+                                                  ? static_cast<pid_t>(-1)
+                                                  : static_cast<pid_t>(pgrp)});
   }
   closedir(d);
   return out;
@@ -200,13 +235,15 @@ std::map<pid_t, ProcInfo> processTable() {
     long pid = std::strtol(e->d_name, &end, 10);
     if (*end || pid <= 0)
       continue;
-    std::string text = readProcFile(std::string("/proc/") + e->d_name + "/stat");
+    std::string text =
+        readProcFile(std::string("/proc/") + e->d_name + "/stat");
     size_t rp = text.rfind(')');
     if (rp == std::string::npos)
       continue;
     ProcInfo p;
     long ppid = 0, pgrp = 0;
-    if (std::sscanf(text.c_str() + rp + 1, " %c %ld %ld", &p.state, &ppid, &pgrp) == 3) {
+    if (std::sscanf(text.c_str() + rp + 1, " %c %ld %ld", &p.state, &ppid,
+                    &pgrp) == 3) {
       p.ppid = static_cast<pid_t>(ppid);
       p.pgrp = static_cast<pid_t>(pgrp);
       out[static_cast<pid_t>(pid)] = p;
@@ -280,8 +317,8 @@ int killEscaped(pid_t child) {
       for (pid_t k : kids[p])
         todo.push_back(k);
       auto it = table.find(p);
-      if (p != child && it != table.end() && it->second.state != 'Z' && it->second.pgrp != child &&
-          !killed.count(p))
+      if (p != child && it != table.end() && it->second.state != 'Z' &&
+          it->second.pgrp != child && !killed.count(p))
         found.push_back(p);
     }
     if (found.empty())
@@ -300,7 +337,8 @@ int killEscaped(pid_t child) {
       for (int i = 0; i < 200; ++i) {
         std::string text = readProcFile("/proc/" + std::to_string(p) + "/stat");
         size_t rp = text.rfind(')');
-        if (rp == std::string::npos || (rp + 2 < text.size() && text[rp + 2] == 'Z'))
+        if (rp == std::string::npos ||
+            (rp + 2 < text.size() && text[rp + 2] == 'Z'))
           break;
         usleep(1000);
       }
@@ -327,8 +365,8 @@ constexpr long kSysMountSetattr = 442; // x86-64 and the generic table
 /// namespace, the writable paths bound onto themselves, every mount made
 /// read-only recursively, then the writable binds made writable again.
 /// Returns 0 or the errno of the step that failed (`*step` names it).
-int makeReadOnlyView(const std::vector<const char *> &writable, const std::vector<char> &isMount,
-                     const char **step) {
+int makeReadOnlyView(const std::vector<const char *> &writable,
+                     const std::vector<char> &isMount, const char **step) {
   *step = "unshare(CLONE_NEWNS)";
   if (unshare(CLONE_NEWNS) != 0)
     return errno;
@@ -339,27 +377,32 @@ int makeReadOnlyView(const std::vector<const char *> &writable, const std::vecto
     if (isMount[i])
       continue; // a mount of its own already (/dev, /proc, ...)
     *step = "bind mount of a writable path";
-    if (mount(writable[i], writable[i], nullptr, MS_BIND | MS_REC, nullptr) != 0)
+    if (mount(writable[i], writable[i], nullptr, MS_BIND | MS_REC, nullptr) !=
+        0)
       return errno;
   }
   MountAttr ro{kMountAttrReadOnly, 0, 0, 0};
   *step = "mount_setattr(/, AT_RECURSIVE, MOUNT_ATTR_RDONLY)";
-  if (syscall(kSysMountSetattr, AT_FDCWD, "/", kAtRecursive, &ro, sizeof ro) != 0)
+  if (syscall(kSysMountSetattr, AT_FDCWD, "/", kAtRecursive, &ro, sizeof ro) !=
+      0)
     return errno;
   MountAttr rw{0, kMountAttrReadOnly, 0, 0};
   for (const char *w : writable) {
     *step = "mount_setattr(writable path, clear MOUNT_ATTR_RDONLY)";
-    if (syscall(kSysMountSetattr, AT_FDCWD, w, kAtRecursive, &rw, sizeof rw) != 0)
+    if (syscall(kSysMountSetattr, AT_FDCWD, w, kAtRecursive, &rw, sizeof rw) !=
+        0)
       return errno;
   }
   return 0;
 }
 } // namespace
 
-ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &limits,
-                          const std::string &stdinData, const std::string &workDir,
+ChildResult runSupervised(const std::vector<std::string> &argv,
+                          const Limits &limits, const std::string &stdinData,
+                          const std::string &workDir,
                           const std::map<std::string, std::string> &env,
-                          const std::vector<std::string> &unsetEnv, const ReportHook &onReport) {
+                          const std::vector<std::string> &unsetEnv,
+                          const ReportHook &onReport) {
   if (limits.killOrphans)
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
   ChildResult res;
@@ -368,8 +411,9 @@ ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &li
     return res;
   }
   int pIn[2], pOut[2], pErr[2], pRep[2], pExec[2];
-  if (pipe2(pIn, O_CLOEXEC) || pipe2(pOut, O_CLOEXEC) || pipe2(pErr, O_CLOEXEC) ||
-      pipe2(pRep, O_CLOEXEC) || pipe2(pExec, O_CLOEXEC)) {
+  if (pipe2(pIn, O_CLOEXEC) || pipe2(pOut, O_CLOEXEC) ||
+      pipe2(pErr, O_CLOEXEC) || pipe2(pRep, O_CLOEXEC) ||
+      pipe2(pExec, O_CLOEXEC)) {
     res.spawnError = std::string("pipe: ") + std::strerror(errno);
     return res;
   }
@@ -410,9 +454,11 @@ ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &li
     for (const std::string &w : writableReal) {
       writableC.push_back(w.c_str());
       // A mount point: its device differs from its parent's.
-      struct stat self {}, parent {};
-      std::string up = w == "/" ? w : w.substr(0, std::max<size_t>(1, w.rfind('/')));
-      writableIsMount.push_back(stat(w.c_str(), &self) == 0 && stat(up.c_str(), &parent) == 0 &&
+      struct stat self{}, parent{};
+      std::string up =
+          w == "/" ? w : w.substr(0, std::max<size_t>(1, w.rfind('/')));
+      writableIsMount.push_back(stat(w.c_str(), &self) == 0 &&
+                                stat(up.c_str(), &parent) == 0 &&
                                 (w == "/" || self.st_dev != parent.st_dev));
     }
   }
@@ -438,7 +484,8 @@ ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &li
     dup2(pOut[1], 1);
     dup2(pErr[1], 2);
     dup2(pRep[1], 3); // dup2 clears FD_CLOEXEC on the new descriptor
-    for (int fd : {pIn[0], pIn[1], pOut[0], pOut[1], pErr[0], pErr[1], pRep[0], pRep[1]})
+    for (int fd :
+         {pIn[0], pIn[1], pOut[0], pOut[1], pErr[0], pErr[1], pRep[0], pRep[1]})
       if (fd > 3)
         close(fd);
     auto setLimit = [&](int res, rlim_t v, const char *what) {
@@ -447,13 +494,17 @@ ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &li
         die(what);
     };
     if (limits.cpuSeconds > 0)
-      setLimit(RLIMIT_CPU, static_cast<rlim_t>(limits.cpuSeconds + 0.999), "setrlimit(RLIMIT_CPU)");
+      setLimit(RLIMIT_CPU, static_cast<rlim_t>(limits.cpuSeconds + 0.999),
+               "setrlimit(RLIMIT_CPU)");
     if (limits.addressSpaceBytes > 0)
-      setLimit(RLIMIT_AS, static_cast<rlim_t>(limits.addressSpaceBytes), "setrlimit(RLIMIT_AS)");
+      setLimit(RLIMIT_AS, static_cast<rlim_t>(limits.addressSpaceBytes),
+               "setrlimit(RLIMIT_AS)");
     if (limits.fileSizeBytes > 0)
-      setLimit(RLIMIT_FSIZE, static_cast<rlim_t>(limits.fileSizeBytes), "setrlimit(RLIMIT_FSIZE)");
+      setLimit(RLIMIT_FSIZE, static_cast<rlim_t>(limits.fileSizeBytes),
+               "setrlimit(RLIMIT_FSIZE)");
     if (limits.openFiles > 0)
-      setLimit(RLIMIT_NOFILE, static_cast<rlim_t>(limits.openFiles), "setrlimit(RLIMIT_NOFILE)");
+      setLimit(RLIMIT_NOFILE, static_cast<rlim_t>(limits.openFiles),
+               "setrlimit(RLIMIT_NOFILE)");
     setLimit(RLIMIT_CORE, 0, "setrlimit(RLIMIT_CORE)");
     if (limits.privateNetwork) {
       // Best effort: needs CAP_SYS_ADMIN. The parent learns the outcome below.
@@ -468,7 +519,8 @@ ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &li
       int err = makeReadOnlyView(writableC, writableIsMount, &step);
       char msg[256];
       int n = err == 0 ? snprintf(msg, sizeof(msg), "1")
-                       : snprintf(msg, sizeof(msg), "0%s: %s\n", step, strerror(err));
+                       : snprintf(msg, sizeof(msg), "0%s: %s\n", step,
+                                  strerror(err));
       if (write(pExec[1], msg, n) < 0) {
       }
     }
@@ -511,7 +563,8 @@ ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &li
       res.readOnlyView = msg[0] == '1';
       if (msg[0] == '0') {
         size_t nl = msg.find('\n');
-        res.readOnlyViewError = msg.substr(1, nl == std::string::npos ? std::string::npos : nl - 1);
+        res.readOnlyViewError =
+            msg.substr(1, nl == std::string::npos ? std::string::npos : nl - 1);
         msg.erase(0, nl == std::string::npos ? msg.size() : nl + 1);
       } else {
         msg.erase(0, 1);
@@ -545,19 +598,24 @@ ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &li
   bool exited = false;
   int status = 0;
   auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
   };
   // The watchdog's clock: from the start, or from the hook's last restart.
   auto clockStart = start;
   auto onClock = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - clockStart).count();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         clockStart)
+        .count();
   };
   bool stopNow = false;
   auto killGroup = [&] { kill(-pid, SIGKILL); };
 
   while (true) {
     if (inFd >= 0) {
-      ssize_t n = write(inFd, stdinData.data() + inOff, stdinData.size() - inOff);
+      ssize_t n =
+          write(inFd, stdinData.data() + inOff, stdinData.size() - inOff);
       if (n > 0)
         inOff += static_cast<size_t>(n);
       if ((n < 0 && errno != EAGAIN) || inOff == stdinData.size()) {
@@ -621,7 +679,8 @@ ChildResult runSupervised(const std::vector<std::string> &argv, const Limits &li
           char buf[65536];
           ssize_t n;
           bool more = false;
-          while ((n = read(fds[2], buf, sizeof(buf))) > 0 && res.report.size() + n <= limits.reportMaxBytes) {
+          while ((n = read(fds[2], buf, sizeof(buf))) > 0 &&
+                 res.report.size() + n <= limits.reportMaxBytes) {
             res.report.append(buf, n);
             more = true;
           }

@@ -101,18 +101,42 @@ std::vector<double> RawTensor::toDoubles() const {
   };
   for (size_t i = 0; i < n; ++i) {
     switch (dtype) {
-    case DType::F64: out[i] = load(double(), i); break;
-    case DType::F32: out[i] = load(float(), i); break;
-    case DType::F16: out[i] = decodeF16(load(uint16_t(), i)); break;
-    case DType::BF16: out[i] = decodeBF16(load(uint16_t(), i)); break;
-    case DType::F8E4M3: out[i] = decodeF8E4M3(p[i]); break;
-    case DType::F8E5M2: out[i] = decodeF8E5M2(p[i]); break;
-    case DType::I64: out[i] = static_cast<double>(load(int64_t(), i)); break;
-    case DType::I32: out[i] = load(int32_t(), i); break;
-    case DType::I16: out[i] = load(int16_t(), i); break;
-    case DType::I8: out[i] = static_cast<int8_t>(p[i]); break;
-    case DType::U8: out[i] = p[i]; break;
-    case DType::Bool: out[i] = p[i] ? 1 : 0; break;
+    case DType::F64:
+      out[i] = load(double(), i);
+      break;
+    case DType::F32:
+      out[i] = load(float(), i);
+      break;
+    case DType::F16:
+      out[i] = decodeF16(load(uint16_t(), i));
+      break;
+    case DType::BF16:
+      out[i] = decodeBF16(load(uint16_t(), i));
+      break;
+    case DType::F8E4M3:
+      out[i] = decodeF8E4M3(p[i]);
+      break;
+    case DType::F8E5M2:
+      out[i] = decodeF8E5M2(p[i]);
+      break;
+    case DType::I64:
+      out[i] = static_cast<double>(load(int64_t(), i));
+      break;
+    case DType::I32:
+      out[i] = load(int32_t(), i);
+      break;
+    case DType::I16:
+      out[i] = load(int16_t(), i);
+      break;
+    case DType::I8:
+      out[i] = static_cast<int8_t>(p[i]);
+      break;
+    case DType::U8:
+      out[i] = p[i];
+      break;
+    case DType::Bool:
+      out[i] = p[i] ? 1 : 0;
+      break;
     }
   }
   return out;
@@ -136,7 +160,8 @@ static bool isSafeFileName(const std::string &f) {
   if (f.empty() || f == "." || f == "..")
     return false;
   for (char c : f)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'))
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ||
+          c == '.'))
       return false;
   return true;
 }
@@ -165,8 +190,9 @@ TensorDir readTensorDir(const std::string &dir) {
         throw JsonError("duplicate tensor name '" + t.name + "'");
       t.role = jt.getString("role", "");
       if (t.role != "input" && t.role != "output")
-        throw JsonError("tensor '" + t.name + "': role must be 'input' or 'output', got '" +
-                        t.role + "'");
+        throw JsonError("tensor '" + t.name +
+                        "': role must be 'input' or 'output', got '" + t.role +
+                        "'");
       std::string dt = jt.getString("dtype", "");
       auto d = parseDType(dt);
       if (!d)
@@ -189,10 +215,10 @@ TensorDir readTensorDir(const std::string &dir) {
       std::string path = (fs::path(dir) / file).string();
       std::string bytes = readFile(path);
       if (bytes.size() != t.byteSize())
-        throw std::runtime_error(path + ": holds " + std::to_string(bytes.size()) +
-                                 " bytes, but tensor '" + t.name + "' (" + dt + " " +
-                                 shapeToString(t.shape) + ") needs " +
-                                 std::to_string(t.byteSize()));
+        throw std::runtime_error(
+            path + ": holds " + std::to_string(bytes.size()) +
+            " bytes, but tensor '" + t.name + "' (" + dt + " " +
+            shapeToString(t.shape) + ") needs " + std::to_string(t.byteSize()));
       t.data.assign(bytes.begin(), bytes.end());
       td.tensors.push_back(std::move(t));
     }
@@ -200,7 +226,8 @@ TensorDir readTensorDir(const std::string &dir) {
       if (!t.alias.empty()) {
         const RawTensor *a = td.find(t.alias);
         if (!a || a->role != "input")
-          throw JsonError("tensor '" + t.name + "': alias '" + t.alias + "' is not an input");
+          throw JsonError("tensor '" + t.name + "': alias '" + t.alias +
+                          "' is not an input");
       }
   } catch (const JsonError &e) {
     throw std::runtime_error(metaPath + ": " + e.what());
@@ -212,7 +239,8 @@ void writeTensorDir(const std::string &dir, const TensorDir &td) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec)
-    throw std::runtime_error("cannot create directory '" + dir + "': " + ec.message());
+    throw std::runtime_error("cannot create directory '" + dir +
+                             "': " + ec.message());
   Json meta = Json::object();
   meta.set("operator", td.op);
   meta.set("shape", td.shape);
@@ -220,7 +248,8 @@ void writeTensorDir(const std::string &dir, const TensorDir &td) {
   Json tensors = Json::array();
   for (const auto &t : td.tensors) {
     if (t.data.size() != t.byteSize())
-      throw std::logic_error("tensor '" + t.name + "': data size does not match its shape");
+      throw std::logic_error("tensor '" + t.name +
+                             "': data size does not match its shape");
     Json jt = Json::object();
     jt.set("name", t.name);
     jt.set("role", t.role);

@@ -1,16 +1,15 @@
 //===- atrex-test-child.cpp - Misbehaving child for supervisor tests ------===//
 //
 //   atrex-test-child MODE [ARG]
-//   ok            write {"ok":true,"stdin":...} on fd 3, print to stdout/stderr, exit 0
-//   exit N        exit with status N
-//   segv | abort  crash
+//   ok            write {"ok":true,"stdin":...} on fd 3, print to
+//   stdout/stderr, exit 0 exit N        exit with status N segv | abort  crash
 //   hang          loop forever
-//   alloc MB      allocate and touch MB megabytes, then exit 0 (or 3 if malloc fails)
-//   write MB      write MB megabytes to ./big.out
-//   grandchild    fork a child that hangs, then exit 0
-//   spam          write 1 MB to stdout and stderr, exit 0
-//   ticks N       N lines {"tick":i} on fd 3, one every 300 ms, then exit 0
-//   escape-stay F escape (as escape F), then one line on fd 3, then hang
+//   alloc MB      allocate and touch MB megabytes, then exit 0 (or 3 if malloc
+//   fails) write MB      write MB megabytes to ./big.out grandchild    fork a
+//   child that hangs, then exit 0 spam          write 1 MB to stdout and
+//   stderr, exit 0 ticks N       N lines {"tick":i} on fd 3, one every 300 ms,
+//   then exit 0 escape-stay F escape (as escape F), then one line on fd 3, then
+//   hang
 //
 //===----------------------------------------------------------------------===//
 #include <cstdio>
@@ -98,7 +97,8 @@ int main(int argc, char **argv) {
       }
       _exit(0);
     }
-    for (int i = 0; i < 200; ++i) { // until the escaped process has written its pid
+    for (int i = 0; i < 200;
+         ++i) { // until the escaped process has written its pid
       if (FILE *f = std::fopen(argv[2], "r")) {
         int c = std::fgetc(f);
         std::fclose(f);

@@ -14,8 +14,8 @@
 
 using namespace atrex::rt;
 
-#define REQUIRE_GPU()                                                                              \
-  if (!at::hasCUDA())                                                                              \
+#define REQUIRE_GPU()                                                          \
+  if (!at::hasCUDA())                                                          \
   GTEST_SKIP() << "no CUDA GPU"
 
 class GpuEveryOp : public ::testing::TestWithParam<std::string> {};
@@ -24,7 +24,8 @@ class GpuEveryOp : public ::testing::TestWithParam<std::string> {};
 TEST_P(GpuEveryOp, CudaReferenceMatchesCpu) {
   REQUIRE_GPU();
   const OpSpec &spec = *findOpSpec(GetParam());
-  TensorMap cpu = generateInputs(spec, spec.exampleShape, 21, at::Device("cpu"));
+  TensorMap cpu =
+      generateInputs(spec, spec.exampleShape, 21, at::Device("cpu"));
   TensorMap gpu;
   for (auto &[k, v] : cpu)
     gpu[k] = v.dim() == 0 ? v : v.to(at::Device("cuda"));
@@ -34,13 +35,17 @@ TEST_P(GpuEveryOp, CudaReferenceMatchesCpu) {
     if (a.kind != ArgKind::OutTensor && a.kind != ArgKind::InOutTensor)
       continue;
     std::string n = OpSpec::outputName(a);
-    CompareResult r = compareValues(tensorToDoubles(rg.at(n)), tensorToDoubles(rc.at(n)), a.tol);
+    CompareResult r = compareValues(tensorToDoubles(rg.at(n)),
+                                    tensorToDoubles(rc.at(n)), a.tol);
     EXPECT_TRUE(r.ok) << n << ": " << r.reason;
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, GpuEveryOp, ::testing::ValuesIn(registeredOperators()),
-                         [](const ::testing::TestParamInfo<std::string> &info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Ops, GpuEveryOp,
+                         ::testing::ValuesIn(registeredOperators()),
+                         [](const ::testing::TestParamInfo<std::string> &info) {
+                           return info.param;
+                         });
 
 // End to end: compile an honest example, run it under the gate, expect adopted.
 TEST(GpuGate, HonestExampleIsAdopted) {
@@ -49,11 +54,13 @@ TEST(GpuGate, HonestExampleIsAdopted) {
   std::string dir = ::testing::TempDir() + "/atrex-gpu-gate";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  std::ofstream(dir + "/plan.json") << R"({"schema":"atrex-gate-plan/1","settings":{"problem_s":120,
-    "max_timed_s":0.5},"submissions":[{"source":")" ATREX_SOURCE_DIR R"(/../examples/gate/rms_norm_naive.cu",
+  std::ofstream(dir + "/plan.json")
+      << R"({"schema":"atrex-gate-plan/1","settings":{"problem_s":120,
+    "max_timed_s":0.5},"submissions":[{"source":")" ATREX_SOURCE_DIR
+         R"(/../examples/gate/rms_norm_naive.cu",
     "operator":"rms_norm","problems":[{"shape":{"T":64,"H":1024}}]}]})";
-  std::string cmd = std::string(ATREX_BIN_DIR "/atrex-gate --quiet --plan ") + dir +
-                    "/plan.json --out " + dir + "/r.jsonl";
+  std::string cmd = std::string(ATREX_BIN_DIR "/atrex-gate --quiet --plan ") +
+                    dir + "/plan.json --out " + dir + "/r.jsonl";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   Json r = Json::parse(readFile(dir + "/r.jsonl"));
   EXPECT_EQ(r.getString("status", ""), "pass") << r.dump();
@@ -79,11 +86,13 @@ TEST(GpuGate, MixedUnitGetsMeasuredOwnTimeShare) {
   std::string dir = ::testing::TempDir() + "/atrex-gpu-mixed";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  std::ofstream(dir + "/plan.json") << R"({"schema":"atrex-gate-plan/1","settings":{"problem_s":120,
-    "max_timed_s":0.3},"submissions":[{"source":")" ATREX_SOURCE_DIR R"(/../examples/gate/gemm_bf16_at_matmul.cu",
+  std::ofstream(dir + "/plan.json")
+      << R"({"schema":"atrex-gate-plan/1","settings":{"problem_s":120,
+    "max_timed_s":0.3},"submissions":[{"source":")" ATREX_SOURCE_DIR
+         R"(/../examples/gate/gemm_bf16_at_matmul.cu",
     "operator":"gemm_bf16","problems":[{"shape":{"M":512,"N":4096,"K":4096}}]}]})";
-  std::string cmd = std::string(ATREX_BIN_DIR "/atrex-gate --quiet --plan ") + dir +
-                    "/plan.json --out " + dir + "/r.jsonl";
+  std::string cmd = std::string(ATREX_BIN_DIR "/atrex-gate --quiet --plan ") +
+                    dir + "/plan.json --out " + dir + "/r.jsonl";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   Json r = Json::parse(readFile(dir + "/r.jsonl"));
   EXPECT_EQ(r.getString("verdict", ""), "fallback") << r.dump();
@@ -96,7 +105,8 @@ TEST(GpuGate, MixedUnitGetsMeasuredOwnTimeShare) {
   EXPECT_LT(share->asDouble(), 1.0);
   bool sawOwnCopy = false, sawForeign = false;
   for (const Json &k : a->get("kernel_times")->asArray()) {
-    if (k.getString("name", "").find("copy_kernel") != std::string::npos && k.getBool("own", false))
+    if (k.getString("name", "").find("copy_kernel") != std::string::npos &&
+        k.getBool("own", false))
       sawOwnCopy = true;
     if (k.get("own") && k.get("own")->isBool() && !k.getBool("own", true))
       sawForeign = true;
@@ -115,25 +125,30 @@ TEST(GpuGate, GpuMbCapsTheAllocator) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   auto run = [&](const std::string &cap) {
-    std::ofstream(dir + "/plan.json") << R"({"schema":"atrex-gate-plan/1","settings":{"problem_s":120,
-      "max_timed_s":0.2)" + cap + R"(},"submissions":[{"source":")" ATREX_SOURCE_DIR
-      R"(/test/inputs/silu_and_mul_big_scratch.cu","operator":"silu_and_mul",
+    std::ofstream(dir + "/plan.json")
+        << R"({"schema":"atrex-gate-plan/1","settings":{"problem_s":120,
+      "max_timed_s":0.2)" +
+               cap +
+               R"(},"submissions":[{"source":")" ATREX_SOURCE_DIR
+               R"(/test/inputs/silu_and_mul_big_scratch.cu","operator":"silu_and_mul",
       "problems":[{"shape":{"T":64,"D":1024}}]}]})";
     fs::remove(dir + "/r.jsonl");
-    std::string cmd = std::string(ATREX_BIN_DIR "/atrex-gate --quiet --plan ") + dir +
-                      "/plan.json --out " + dir + "/r.jsonl";
+    std::string cmd = std::string(ATREX_BIN_DIR "/atrex-gate --quiet --plan ") +
+                      dir + "/plan.json --out " + dir + "/r.jsonl";
     EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
     return Json::parse(readFile(dir + "/r.jsonl"));
   };
   Json r = run(R"(,"gpu_mb":4096)");
   EXPECT_EQ(r.getString("status", ""), "fail") << r.dump();
-  EXPECT_NE(r.getString("reason", "").find("out of memory"), std::string::npos) << r.dump();
+  EXPECT_NE(r.getString("reason", "").find("out of memory"), std::string::npos)
+      << r.dump();
   ASSERT_NE(r.get("gpu_memory"), nullptr) << r.dump();
   EXPECT_EQ(r.get("gpu_memory")->getInt("limit_mib", 0), 4096);
   r = run("");
   EXPECT_EQ(r.getString("status", ""), "pass") << r.dump();
   ASSERT_NE(r.get("gpu_memory"), nullptr) << r.dump();
-  EXPECT_GE(r.get("gpu_memory")->getDouble("peak_allocated_mib", 0), 8192.0) << r.dump();
+  EXPECT_GE(r.get("gpu_memory")->getDouble("peak_allocated_mib", 0), 8192.0)
+      << r.dump();
 }
 
 // settings.memcheck on examples/gate/plan-memcheck.json: the honest kernel
@@ -145,9 +160,10 @@ TEST(GpuGate, MemcheckFindsTheOutOfBoundsRead) {
   std::string dir = ::testing::TempDir() + "/atrex-gpu-memcheck";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  std::string cmd = std::string(ATREX_BIN_DIR "/atrex-gate --quiet --plan " ATREX_SOURCE_DIR
-                                              "/../examples/gate/plan-memcheck.json --out ") +
-                    dir + "/r.jsonl --cache " + dir + "/cache";
+  std::string cmd =
+      std::string(ATREX_BIN_DIR "/atrex-gate --quiet --plan " ATREX_SOURCE_DIR
+                                "/../examples/gate/plan-memcheck.json --out ") +
+      dir + "/r.jsonl --cache " + dir + "/cache";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   std::ifstream in(dir + "/r.jsonl");
   std::vector<Json> rs;
@@ -158,8 +174,10 @@ TEST(GpuGate, MemcheckFindsTheOutOfBoundsRead) {
   ASSERT_NE(rs[0].get("memcheck"), nullptr) << rs[0].dump();
   EXPECT_EQ(rs[0].get("memcheck")->getInt("errors", -1), 0) << rs[0].dump();
   EXPECT_EQ(rs[1].getString("status", ""), "fail") << rs[1].dump();
-  EXPECT_NE(rs[1].getString("reason", "").find("memcheck: "), std::string::npos) << rs[1].dump();
-  EXPECT_NE(rs[1].getString("reason", "").find("silu_and_mul_oob_kernel"), std::string::npos)
+  EXPECT_NE(rs[1].getString("reason", "").find("memcheck: "), std::string::npos)
+      << rs[1].dump();
+  EXPECT_NE(rs[1].getString("reason", "").find("silu_and_mul_oob_kernel"),
+            std::string::npos)
       << rs[1].dump();
   EXPECT_TRUE(rs[1].getBool("expected_verdict_met", false)) << rs[1].dump();
 }
@@ -171,10 +189,12 @@ TEST(GpuRef, ValidatesOnTheGpu) {
   namespace fs = std::filesystem;
   std::string dir = ::testing::TempDir() + "/atrex-gpu-ref";
   fs::remove_all(dir);
-  std::string cmd = std::string(ATREX_BIN_DIR "/atrex-ref --op rms_norm --shape T=8,H=256 "
-                                              "--seed 3 --device cuda --out ") +
-                    dir + " 2>" + dir + ".err";
-  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd << "\n" << readFile(dir + ".err");
+  std::string cmd =
+      std::string(ATREX_BIN_DIR "/atrex-ref --op rms_norm --shape T=8,H=256 "
+                                "--seed 3 --device cuda --out ") +
+      dir + " 2>" + dir + ".err";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd << "\n"
+                                         << readFile(dir + ".err");
   EXPECT_TRUE(fs::exists(dir)) << cmd;
 }
 
@@ -187,12 +207,13 @@ TEST(GpuGate, ScalarsFollowEachTrialsInputs) {
   std::string dir = ::testing::TempDir() + "/atrex-gpu-scalars";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  std::ofstream(dir + "/plan.json") << R"({"schema":"atrex-gate-plan/1","settings":{"problem_s":120,
+  std::ofstream(dir + "/plan.json")
+      << R"({"schema":"atrex-gate-plan/1","settings":{"problem_s":120,
     "max_timed_s":0.3,"trials":4},"submissions":[{"source":")" ATREX_SOURCE_DIR
-    R"(/test/inputs/flash_max_seqlen_check.cu","operator":"flash_attention_prefill",
+         R"(/test/inputs/flash_max_seqlen_check.cu","operator":"flash_attention_prefill",
     "problems":[{"shape":{"B":3,"T":40,"Hq":4,"Hk":2,"D":64}},{"shape":{"B":5,"T":300,"Hq":4,"Hk":2,"D":64}}]}]})";
-  std::string cmd = std::string(ATREX_BIN_DIR "/atrex-gate --quiet --plan ") + dir +
-                    "/plan.json --out " + dir + "/r.jsonl";
+  std::string cmd = std::string(ATREX_BIN_DIR "/atrex-gate --quiet --plan ") +
+                    dir + "/plan.json --out " + dir + "/r.jsonl";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   std::ifstream in(dir + "/r.jsonl");
   int lines = 0;
@@ -205,13 +226,15 @@ TEST(GpuGate, ScalarsFollowEachTrialsInputs) {
 }
 
 namespace {
-std::vector<Json> runGatePlan(const std::string &plan, const std::string &name) {
+std::vector<Json> runGatePlan(const std::string &plan,
+                              const std::string &name) {
   namespace fs = std::filesystem;
   std::string dir = ::testing::TempDir() + "/atrex-gpu-" + name;
   fs::remove_all(dir);
   fs::create_directories(dir);
-  std::string cmd = std::string(ATREX_BIN_DIR "/atrex-gate --quiet --plan ") + plan + " --out " + dir +
-                    "/r.jsonl --cache " + dir + "/cache";
+  std::string cmd = std::string(ATREX_BIN_DIR "/atrex-gate --quiet --plan ") +
+                    plan + " --out " + dir + "/r.jsonl --cache " + dir +
+                    "/cache";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
   std::vector<Json> rs;
   std::ifstream in(dir + "/r.jsonl");
@@ -231,8 +254,9 @@ std::vector<Json> runGatePlan(const std::string &plan, const std::string &name) 
 // stream (rms_norm_naive.cu), and where the kernel dominates it is that time.
 TEST(GpuGate, DestroyedSideStreamIsTimedAtEveryShape) {
   REQUIRE_GPU();
-  std::vector<Json> rs =
-      runGatePlan(ATREX_SOURCE_DIR "/../examples/gate/plan-side-stream-destroyed.json", "side-destroyed");
+  std::vector<Json> rs = runGatePlan(
+      ATREX_SOURCE_DIR "/../examples/gate/plan-side-stream-destroyed.json",
+      "side-destroyed");
   ASSERT_EQ(rs.size(), 11u);
   for (size_t i = 0; i < 5; ++i) {
     const Json &side = rs[i], &naive = rs[5 + i];
@@ -241,15 +265,20 @@ TEST(GpuGate, DestroyedSideStreamIsTimedAtEveryShape) {
     EXPECT_EQ(side.getString("verdict", ""), "adopted") << side.dump();
     const Json *p = side.get("performance");
     EXPECT_GT(p->getInt("destroyed_stream_reps", 0), 0) << side.dump();
-    EXPECT_TRUE(p->get("clean_run")->getBool("device_wide", false)) << side.dump();
-    double s = p->getDouble("median_us", 0), n = naive.get("performance")->getDouble("median_us", 0);
-    EXPECT_GT(s, 0.8 * n) << side.get("problem")->dump() << ": " << s << " us vs " << n << " us";
+    EXPECT_TRUE(p->get("clean_run")->getBool("device_wide", false))
+        << side.dump();
+    double s = p->getDouble("median_us", 0),
+           n = naive.get("performance")->getDouble("median_us", 0);
+    EXPECT_GT(s, 0.8 * n) << side.get("problem")->dump() << ": " << s
+                          << " us vs " << n << " us";
     if (n >= 40) // the kernel dominates: the device-wide span is the time
-      EXPECT_NEAR(s / n, 1.0, 0.25) << side.get("problem")->dump() << ": " << s << " us vs " << n << " us";
+      EXPECT_NEAR(s / n, 1.0, 0.25) << side.get("problem")->dump() << ": " << s
+                                    << " us vs " << n << " us";
   }
   // The side stream that stays alive is timed too.
   EXPECT_EQ(rs[10].getString("status", ""), "pass") << rs[10].dump();
-  EXPECT_GT(rs[10].get("performance")->getInt("side_stream_reps", 0), 0) << rs[10].dump();
+  EXPECT_GT(rs[10].get("performance")->getInt("side_stream_reps", 0), 0)
+      << rs[10].dump();
 }
 
 // Integrity checks (issue 15): exported driver-API timers make the unit
@@ -259,24 +288,43 @@ TEST(GpuGate, IntegrityChecks) {
   REQUIRE_GPU();
   namespace fs = std::filesystem;
   fs::remove("/tmp/atrex-gate-leak-test.txt");
-  std::vector<Json> rs = runGatePlan(ATREX_SOURCE_DIR "/../examples/gate/plan-integrity.json", "integrity");
+  std::vector<Json> rs = runGatePlan(
+      ATREX_SOURCE_DIR "/../examples/gate/plan-integrity.json", "integrity");
   ASSERT_EQ(rs.size(), 7u);
   EXPECT_EQ(rs[0].getString("status", ""), "fail") << rs[0].dump();
   EXPECT_EQ(rs[0].getString("verdict", ""), "suspicious") << rs[0].dump();
-  EXPECT_NE(rs[0].getString("reason", "").find("defines cuEventElapsedTime"), std::string::npos) << rs[0].dump();
+  EXPECT_NE(rs[0].getString("reason", "").find("defines cuEventElapsedTime"),
+            std::string::npos)
+      << rs[0].dump();
   EXPECT_EQ(rs[1].getString("status", ""), "pass") << rs[1].dump();
   const Json *ig = rs[1].get("integrity");
   ASSERT_NE(ig, nullptr) << rs[1].dump();
   EXPECT_FALSE(ig->has("suspicious")) << rs[1].dump();
-  EXPECT_GT(ig->get("persisting_l2")->getInt("persisting_limit_bytes_found", 0), 0) << rs[1].dump();
-  EXPECT_GT(ig->get("persisting_l2")->getInt("access_policy_window_bytes_found", 0), 0) << rs[1].dump();
+  EXPECT_GT(ig->get("persisting_l2")->getInt("persisting_limit_bytes_found", 0),
+            0)
+      << rs[1].dump();
+  EXPECT_GT(
+      ig->get("persisting_l2")->getInt("access_policy_window_bytes_found", 0),
+      0)
+      << rs[1].dump();
   EXPECT_EQ(rs[2].getString("status", ""), "pass") << rs[2].dump();
   ASSERT_NE(rs[2].get("integrity"), nullptr) << rs[2].dump();
-  // An honest unit sets no carve-out: nothing found above what the gate's own reset leaves.
-  EXPECT_EQ(rs[2].get("integrity")->get("persisting_l2")->getInt("persisting_limit_bytes_found", -1), 0)
+  // An honest unit sets no carve-out: nothing found above what the gate's own
+  // reset leaves.
+  EXPECT_EQ(rs[2]
+                .get("integrity")
+                ->get("persisting_l2")
+                ->getInt("persisting_limit_bytes_found", -1),
+            0)
       << rs[2].dump();
-  EXPECT_GT(rs[2].get("integrity")->get("kernel_set")->getInt("changed_reps", 0), 0) << rs[2].dump();
-  EXPECT_NE(rs[2].get("integrity")->get("kernel_set")->getString("first_change", "").find("sometimes_kernel"),
+  EXPECT_GT(
+      rs[2].get("integrity")->get("kernel_set")->getInt("changed_reps", 0), 0)
+      << rs[2].dump();
+  EXPECT_NE(rs[2]
+                .get("integrity")
+                ->get("kernel_set")
+                ->getString("first_change", "")
+                .find("sometimes_kernel"),
             std::string::npos)
       << rs[2].dump();
   // Ghost replay: a decoy kernel of its own and the output computed on the
@@ -285,11 +333,14 @@ TEST(GpuGate, IntegrityChecks) {
   for (int i : {3, 4}) {
     EXPECT_EQ(rs[i].getString("status", ""), "fail") << rs[i].dump();
     EXPECT_EQ(rs[i].getString("verdict", ""), "suspicious") << rs[i].dump();
-    EXPECT_NE(rs[i].getString("reason", "").find("ghost replay"), std::string::npos) << rs[i].dump();
+    EXPECT_NE(rs[i].getString("reason", "").find("ghost replay"),
+              std::string::npos)
+        << rs[i].dump();
     const Json *gi = rs[i].get("integrity");
     ASSERT_NE(gi, nullptr) << rs[i].dump();
     ASSERT_NE(gi->get("ghost_replay"), nullptr) << rs[i].dump();
-    EXPECT_GT(gi->get("ghost_replay")->getInt("own_launches_suppressed", 0), 0) << rs[i].dump();
+    EXPECT_GT(gi->get("ghost_replay")->getInt("own_launches_suppressed", 0), 0)
+        << rs[i].dump();
   }
   EXPECT_EQ(rs[5].getString("status", ""), "pass") << rs[5].dump();
   EXPECT_EQ(rs[5].getString("verdict", ""), "adopted") << rs[5].dump();
@@ -297,19 +348,27 @@ TEST(GpuGate, IntegrityChecks) {
   const Json *honestGhost = rs[5].get("integrity")->get("ghost_replay");
   ASSERT_NE(honestGhost, nullptr) << rs[5].dump();
   EXPECT_TRUE(honestGhost->getBool("ran", false)) << rs[5].dump();
-  EXPECT_FALSE(honestGhost->getBool("output_matched_reference", true)) << rs[5].dump();
-  EXPECT_GT(honestGhost->getInt("own_launches_suppressed", 0), 0) << rs[5].dump();
-  // Workers ran in the read-only view (the device machine runs the gate as root):
-  // the submission that writes files could write only its private TMPDIR, and
-  // that file is recorded; neither /tmp nor the compile cache got one.
-  EXPECT_TRUE(rs[5].get("child")->getBool("read_only_view", false)) << rs[5].dump();
+  EXPECT_FALSE(honestGhost->getBool("output_matched_reference", true))
+      << rs[5].dump();
+  EXPECT_GT(honestGhost->getInt("own_launches_suppressed", 0), 0)
+      << rs[5].dump();
+  // Workers ran in the read-only view (the device machine runs the gate as
+  // root): the submission that writes files could write only its private
+  // TMPDIR, and that file is recorded; neither /tmp nor the compile cache got
+  // one.
+  EXPECT_TRUE(rs[5].get("child")->getBool("read_only_view", false))
+      << rs[5].dump();
   EXPECT_EQ(rs[6].getString("status", ""), "pass") << rs[6].dump();
-  EXPECT_TRUE(rs[6].get("child")->getBool("read_only_view", false)) << rs[6].dump();
+  EXPECT_TRUE(rs[6].get("child")->getBool("read_only_view", false))
+      << rs[6].dump();
   EXPECT_FALSE(fs::exists("/tmp/atrex-gate-leak-test.txt"));
   std::string effects = rs[6].get("side_effects")->dump();
   EXPECT_NE(effects.find("tmp/env.txt"), std::string::npos) << effects;
   std::error_code ec;
-  for (fs::recursive_directory_iterator it(::testing::TempDir() + "/atrex-gpu-integrity/cache", ec), end;
+  for (fs::recursive_directory_iterator
+           it(::testing::TempDir() + "/atrex-gpu-integrity/cache", ec),
+       end;
        !ec && it != end; it.increment(ec))
-    EXPECT_EQ(it->path().string().find(".tampered"), std::string::npos) << it->path();
+    EXPECT_EQ(it->path().string().find(".tampered"), std::string::npos)
+        << it->path();
 }

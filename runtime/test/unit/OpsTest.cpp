@@ -10,8 +10,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <filesystem>
+#include <functional>
 #include <gtest/gtest.h>
 
 using namespace atrex::rt;
@@ -34,18 +34,22 @@ Case make(const std::string &op, ShapeMap shape = {}, uint64_t seed = 3) {
 }
 at::Tensor d(const at::Tensor &t) { return t.to(at::kDouble).contiguous(); }
 bool sameBytes(const at::Tensor &a, const at::Tensor &b) {
-  return at::equal(a.reshape({-1}).contiguous().view(at::kByte), b.reshape({-1}).contiguous().view(at::kByte));
+  return at::equal(a.reshape({-1}).contiguous().view(at::kByte),
+                   b.reshape({-1}).contiguous().view(at::kByte));
 }
 
 // Checks `ref` against a double-precision expectation with the op's tolerance.
-void expectClose(const Case &c, const std::string &output, const at::Tensor &expected) {
+void expectClose(const Case &c, const std::string &output,
+                 const at::Tensor &expected) {
   const ArgSpec *arg = nullptr;
   for (const ArgSpec &a : c.spec->args)
     if (OpSpec::outputName(a) == output)
       arg = &a;
   ASSERT_NE(arg, nullptr) << output;
-  CompareResult r = compareValues(tensorToDoubles(c.ref.at(output)), tensorToDoubles(expected), arg->tol);
-  EXPECT_TRUE(r.ok) << c.spec->name << "." << output << ": " << r.reason << " rel_norm " << r.relNorm;
+  CompareResult r = compareValues(tensorToDoubles(c.ref.at(output)),
+                                  tensorToDoubles(expected), arg->tol);
+  EXPECT_TRUE(r.ok) << c.spec->name << "." << output << ": " << r.reason
+                    << " rel_norm " << r.relNorm;
 }
 } // namespace
 
@@ -88,7 +92,8 @@ TEST_P(EveryOp, TensorDirRoundTripAndCheck) {
   const OpSpec &spec = *findOpSpec(GetParam());
   std::string dir = ::testing::TempDir() + "/atrex-ops-" + spec.name;
   std::filesystem::remove_all(dir);
-  TensorDir td = makeReferenceDir(spec, spec.exampleShape, 5, std::string("cpu"));
+  TensorDir td =
+      makeReferenceDir(spec, spec.exampleShape, 5, std::string("cpu"));
   writeTensorDir(dir, td);
   TensorDir back = readTensorDir(dir);
   EXPECT_EQ(back.tensors.size(), td.tensors.size());
@@ -109,8 +114,11 @@ TEST_P(EveryOp, TensorDirRoundTripAndCheck) {
 
 // Every operator with an implementation file (runtime/lib/ops/<op>.cpp); the
 // test below checks that these are exactly the operators of the table.
-INSTANTIATE_TEST_SUITE_P(Ops, EveryOp, ::testing::ValuesIn(registeredOperators()),
-                         [](const ::testing::TestParamInfo<std::string> &info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Ops, EveryOp,
+                         ::testing::ValuesIn(registeredOperators()),
+                         [](const ::testing::TestParamInfo<std::string> &info) {
+                           return info.param;
+                         });
 
 // The registry covers the generated table and the table covers the MLIR
 // definitions: an operator whose definition, table entry or implementation
@@ -125,7 +133,8 @@ TEST(OpRegistry, CoversEveryDefinition) {
   }
   EXPECT_EQ(registeredOperators(), table);
   std::vector<std::string> definitions;
-  for (const auto &entry : std::filesystem::directory_iterator(ATREX_RT_SOURCE_DIR "/../suites/atrex-serve/ops"))
+  for (const auto &entry : std::filesystem::directory_iterator(
+           ATREX_RT_SOURCE_DIR "/../suites/atrex-serve/ops"))
     if (entry.path().extension() == ".mlir")
       definitions.push_back(entry.path().stem().string());
   std::sort(definitions.begin(), definitions.end());
@@ -137,8 +146,10 @@ TEST(OpRegistry, CoversEveryDefinition) {
 TEST(OpSpecs, CheckTensorDirs) {
   const OpSpec &s = *findOpSpec("silu_and_mul");
   auto bf16 = [](std::vector<uint16_t> v) {
-    RawTensor t{"out", "output", DType::BF16, {static_cast<int64_t>(v.size())}, {}, ""};
-    t.data.assign(reinterpret_cast<uint8_t *>(v.data()), reinterpret_cast<uint8_t *>(v.data()) + 2 * v.size());
+    RawTensor t{"out", "output", DType::BF16, {static_cast<int64_t>(v.size())},
+                {},    ""};
+    t.data.assign(reinterpret_cast<uint8_t *>(v.data()),
+                  reinterpret_cast<uint8_t *>(v.data()) + 2 * v.size());
     return t;
   };
   TensorDir ref, cand;
@@ -148,21 +159,30 @@ TEST(OpSpecs, CheckTensorDirs) {
   cand.tensors = {bf16({0x3f80, 0x4020})}; // 1, 2.5
   Json r = checkTensorDirs(s, ref, cand);
   EXPECT_FALSE(r.get("ok")->asBool());
-  EXPECT_NE(r.getString("error", "").find("out: 1 of 2 elements outside tolerance"), std::string::npos)
+  EXPECT_NE(
+      r.getString("error", "").find("out: 1 of 2 elements outside tolerance"),
+      std::string::npos)
       << r.dump();
   cand.tensors[0].dtype = DType::F16;
-  EXPECT_NE(checkTensorDirs(s, ref, cand).getString("error", "").find("dtype f16 differs"),
+  EXPECT_NE(checkTensorDirs(s, ref, cand)
+                .getString("error", "")
+                .find("dtype f16 differs"),
             std::string::npos);
   cand.tensors = {};
-  EXPECT_NE(checkTensorDirs(s, ref, cand).getString("error", "").find("has no tensor 'out'"),
+  EXPECT_NE(checkTensorDirs(s, ref, cand)
+                .getString("error", "")
+                .find("has no tensor 'out'"),
             std::string::npos);
   ref.tensors[0].dtype = DType::F16;
-  EXPECT_NE(checkTensorDirs(s, ref, cand).getString("error", "").find("differs from the operator's bf16"),
+  EXPECT_NE(checkTensorDirs(s, ref, cand)
+                .getString("error", "")
+                .find("differs from the operator's bf16"),
             std::string::npos);
 }
 
 TEST(Ops, Fp8DecodingMatchesTorch) {
-  at::Tensor codes = at::arange(256, at::TensorOptions().dtype(at::kInt)).to(at::kByte);
+  at::Tensor codes =
+      at::arange(256, at::TensorOptions().dtype(at::kInt)).to(at::kByte);
   for (auto [st, decode] : {std::make_pair(at::kFloat8_e4m3fn, &decodeF8E4M3),
                             std::make_pair(at::kFloat8_e5m2, &decodeF8E5M2)}) {
     at::Tensor f = codes.view(st).to(at::kDouble);
@@ -194,7 +214,8 @@ TEST(Ops, RmsNormByLoops) {
 TEST(Ops, FusedAddRmsNormByLoops) {
   Case c = make("fused_add_rms_norm", {{"T", 2}, {"H", 256}});
   at::Tensor r = d(c.in["x"]) + d(c.in["residual"]);
-  at::Tensor inv = 1 / (r.pow(2).mean(-1, true) + c.in["eps"].item<double>()).sqrt();
+  at::Tensor inv =
+      1 / (r.pow(2).mean(-1, true) + c.in["eps"].item<double>()).sqrt();
   expectClose(c, "residual_out", r);
   expectClose(c, "x_out", r * inv * d(c.in["w"]));
 }
@@ -211,14 +232,16 @@ TEST(Ops, SiluAndMulByLoops) {
 }
 
 TEST(Ops, RotaryByLoops) {
-  Case c = make("rotary_embedding", {{"T", 3}, {"Hq", 2}, {"Hk", 1}, {"D", 8}, {"P", 16}});
+  Case c = make("rotary_embedding",
+                {{"T", 3}, {"Hq", 2}, {"Hk", 1}, {"D", 8}, {"P", 16}});
   at::Tensor q = d(c.in["query"]), pos = c.in["positions"], e = q.clone();
   for (int t = 0; t < 3; ++t) {
     int64_t p = pos[t].item<int64_t>();
     for (int h = 0; h < 2; ++h)
       for (int i = 0; i < 4; ++i) {
         double ang = p * std::pow(10000.0, -2.0 * i / 8);
-        double x1 = q[t][h * 8 + i].item<double>(), x2 = q[t][h * 8 + 4 + i].item<double>();
+        double x1 = q[t][h * 8 + i].item<double>(),
+               x2 = q[t][h * 8 + 4 + i].item<double>();
         e[t][h * 8 + i] = x1 * std::cos(ang) - x2 * std::sin(ang);
         e[t][h * 8 + 4 + i] = x2 * std::cos(ang) + x1 * std::sin(ang);
       }
@@ -228,7 +251,8 @@ TEST(Ops, RotaryByLoops) {
 
 TEST(Ops, PerTokenGroupQuantByLoops) {
   Case c = make("per_token_group_quant_fp8", {{"T", 2}, {"H", 256}});
-  at::Tensor x = d(c.in["x"]), s = at::empty({2, 2}, x.options()), q = at::empty_like(x);
+  at::Tensor x = d(c.in["x"]), s = at::empty({2, 2}, x.options()),
+             q = at::empty_like(x);
   for (int t = 0; t < 2; ++t)
     for (int g = 0; g < 2; ++g) {
       double amax = 0;
@@ -247,7 +271,8 @@ TEST(Ops, PerTokenGroupQuantByLoops) {
 TEST(Ops, TopkSoftmaxByLoops) {
   Case c = make("topk_softmax", {{"T", 3}, {"E", 16}, {"K", 4}, {"R", 0}});
   at::Tensor g = d(c.in["gating_output"]);
-  at::Tensor ew = at::empty({3, 4}, g.options()), ei = at::empty({3, 4}, g.options());
+  at::Tensor ew = at::empty({3, 4}, g.options()),
+             ei = at::empty({3, 4}, g.options());
   for (int t = 0; t < 3; ++t) {
     std::vector<std::pair<double, int>> p;
     double mx = g[t].max().item<double>(), den = 0;
@@ -255,7 +280,8 @@ TEST(Ops, TopkSoftmaxByLoops) {
       den += std::exp(g[t][e].item<double>() - mx);
     for (int e = 0; e < 16; ++e)
       p.push_back({std::exp(g[t][e].item<double>() - mx) / den, e});
-    std::sort(p.begin(), p.end(), [](auto a, auto b) { return a.first > b.first; });
+    std::sort(p.begin(), p.end(),
+              [](auto a, auto b) { return a.first > b.first; });
     for (int j = 0; j < 4; ++j) {
       ew[t][j] = p[j].first;
       ei[t][j] = p[j].second;
@@ -267,7 +293,8 @@ TEST(Ops, TopkSoftmaxByLoops) {
 
 TEST(Ops, GemmByLoops) {
   Case c = make("gemm_bf16", {{"M", 3}, {"N", 5}, {"K", 64}});
-  at::Tensor x = d(c.in["x"]), w = d(c.in["w"]), e = at::empty({3, 5}, x.options());
+  at::Tensor x = d(c.in["x"]), w = d(c.in["w"]),
+             e = at::empty({3, 5}, x.options());
   for (int m = 0; m < 3; ++m)
     for (int n = 0; n < 5; ++n) {
       double s = 0;
@@ -280,7 +307,8 @@ TEST(Ops, GemmByLoops) {
 
 TEST(Ops, Fp8GemmByDequantization) {
   Case c = make("fp8_blockscale_gemm", {{"M", 2}, {"N", 128}, {"K", 256}});
-  at::Tensor xq = d(c.in["xq"]), sx = d(c.in["sx"]), wq = d(c.in["wq"]), sw = d(c.in["sw"]);
+  at::Tensor xq = d(c.in["xq"]), sx = d(c.in["sx"]), wq = d(c.in["wq"]),
+             sw = d(c.in["sw"]);
   at::Tensor x = xq.clone(), w = wq.clone();
   for (int m = 0; m < 2; ++m)
     for (int k = 0; k < 256; ++k)
@@ -292,7 +320,8 @@ TEST(Ops, Fp8GemmByDequantization) {
 }
 
 // Attention written token by token (online over keys), in double precision.
-static at::Tensor attendOne(const at::Tensor &q, const std::vector<at::Tensor> &ks,
+static at::Tensor attendOne(const at::Tensor &q,
+                            const std::vector<at::Tensor> &ks,
                             const std::vector<at::Tensor> &vs, double scale) {
   std::vector<double> s;
   for (const auto &k : ks)
@@ -307,9 +336,11 @@ static at::Tensor attendOne(const at::Tensor &q, const std::vector<at::Tensor> &
 }
 
 TEST(Ops, PagedDecodeByLoops) {
-  Case c = make("paged_attention_decode",
-                {{"B", 2}, {"Hq", 4}, {"Hk", 2}, {"D", 16}, {"BS", 4}, {"L", 10}});
-  at::Tensor q = d(c.in["query"]), kc = d(c.in["key_cache"]), vc = d(c.in["value_cache"]);
+  Case c =
+      make("paged_attention_decode",
+           {{"B", 2}, {"Hq", 4}, {"Hk", 2}, {"D", 16}, {"BS", 4}, {"L", 10}});
+  at::Tensor q = d(c.in["query"]), kc = d(c.in["key_cache"]),
+             vc = d(c.in["value_cache"]);
   at::Tensor bt = c.in["block_tables"], lens = c.in["context_lens"];
   double scale = c.in["scale"].item<double>();
   at::Tensor e = at::empty({2, 4, 16}, q.options());
@@ -327,8 +358,10 @@ TEST(Ops, PagedDecodeByLoops) {
 }
 
 TEST(Ops, PrefillByLoops) {
-  Case c = make("flash_attention_prefill", {{"B", 2}, {"T", 9}, {"Hq", 2}, {"Hk", 1}, {"D", 16}});
-  at::Tensor q = d(c.in["q"]), k = d(c.in["k"]), v = d(c.in["v"]), cu = c.in["cu_seqlens"];
+  Case c = make("flash_attention_prefill",
+                {{"B", 2}, {"T", 9}, {"Hq", 2}, {"Hk", 1}, {"D", 16}});
+  at::Tensor q = d(c.in["q"]), k = d(c.in["k"]), v = d(c.in["v"]),
+             cu = c.in["cu_seqlens"];
   double scale = c.in["scale"].item<double>();
   at::Tensor e = at::empty({9, 2, 16}, q.options());
   for (int b = 0; b < 2; ++b) {
@@ -343,12 +376,14 @@ TEST(Ops, PrefillByLoops) {
         e[i][h] = attendOne(q[i][h], ks, vs, scale);
       }
   }
-  EXPECT_EQ(c.in["max_seqlen"].item<int64_t>(), (cu.narrow(0, 1, 2) - cu.narrow(0, 0, 2)).max().item<int>());
+  EXPECT_EQ(c.in["max_seqlen"].item<int64_t>(),
+            (cu.narrow(0, 1, 2) - cu.narrow(0, 0, 2)).max().item<int>());
   expectClose(c, "out", e);
 }
 
 TEST(Ops, FusedMoeByLoops) {
-  Case c = make("fused_moe", {{"T", 3}, {"H", 32}, {"I", 16}, {"E", 4}, {"K", 2}});
+  Case c =
+      make("fused_moe", {{"T", 3}, {"H", 32}, {"I", 16}, {"E", 4}, {"K", 2}});
   at::Tensor x = d(c.in["x"]), w1 = d(c.in["w1"]), w2 = d(c.in["w2"]);
   at::Tensor tw = d(c.in["topk_weights"]), ti = c.in["topk_ids"];
   at::Tensor e = at::zeros({3, 32}, x.options());
@@ -365,7 +400,8 @@ TEST(Ops, FusedMoeByLoops) {
 
 TEST(Ops, ReferenceDirRejectsBadDevice) {
   const OpSpec &s = *findOpSpec("rms_norm");
-  EXPECT_THROW(makeReferenceDir(s, s.exampleShape, 1, std::string("bogus")), std::exception);
+  EXPECT_THROW(makeReferenceDir(s, s.exampleShape, 1, std::string("bogus")),
+               std::exception);
 }
 
 // The gate compares on the device with compareTensors; it must agree with
@@ -386,14 +422,17 @@ TEST(CompareTensors, AgreesWithCompareValues) {
   std::vector<Tweak> tweaks = {
       {"equal", [](at::Tensor &) {}},
       {"small noise", [](at::Tensor &o) { o.add_(at::randn_like(o) * 1e-4); }},
-      {"mismatches", [](at::Tensor &o) { o[100] = 5.0, o[200] = -7.0, o[999] = 3.0; }},
-      {"nan where finite", [](at::Tensor &o) { o[50] = NAN, o[700] = INFINITY; }},
+      {"mismatches",
+       [](at::Tensor &o) { o[100] = 5.0, o[200] = -7.0, o[999] = 3.0; }},
+      {"nan where finite",
+       [](at::Tensor &o) { o[50] = NAN, o[700] = INFINITY; }},
       {"special differs", [](at::Tensor &o) { o[3] = 1.0, o[4] = -INFINITY; }},
       {"large noise", [](at::Tensor &o) { o.add_(at::randn_like(o) * 0.5); }},
   };
   std::vector<Tolerance> tols(3);
   tols[0].atol = 1e-3, tols[0].rtol = 1e-2, tols[0].maxRelNorm = 1e-2;
-  tols[1].atol = 1e-3, tols[1].atolRms = 5e-2, tols[1].maxMismatchFrac = 0.005, tols[1].maxRelNorm = 0.1;
+  tols[1].atol = 1e-3, tols[1].atolRms = 5e-2, tols[1].maxMismatchFrac = 0.005,
+  tols[1].maxRelNorm = 0.1;
   tols[2].exact = true;
   for (const Tweak &t : tweaks)
     for (const Tolerance &tol : tols)
@@ -401,11 +440,14 @@ TEST(CompareTensors, AgreesWithCompareValues) {
         for (int64_t chunk : {int64_t(1) << 26, int64_t(64), int64_t(7)}) {
           at::Tensor out = ref.clone();
           t.apply(out);
-          at::Tensor o = out.to(st).reshape({10, 100}), e = ref.to(st).reshape({10, 100});
-          CompareResult want = compareValues(tensorToDoubles(o), tensorToDoubles(e), tol);
+          at::Tensor o = out.to(st).reshape({10, 100}),
+                     e = ref.to(st).reshape({10, 100});
+          CompareResult want =
+              compareValues(tensorToDoubles(o), tensorToDoubles(e), tol);
           CompareResult got = compareTensors(o, e, tol, chunk);
-          std::string ctx = std::string(t.what) + ", " + c10::toString(st) + ", chunk " +
-                            std::to_string(chunk) + ", exact " + std::to_string(tol.exact);
+          std::string ctx = std::string(t.what) + ", " + c10::toString(st) +
+                            ", chunk " + std::to_string(chunk) + ", exact " +
+                            std::to_string(tol.exact);
           EXPECT_EQ(got.ok, want.ok) << ctx;
           EXPECT_EQ(got.reason, want.reason) << ctx;
           EXPECT_EQ(got.numElements, want.numElements) << ctx;
@@ -413,13 +455,19 @@ TEST(CompareTensors, AgreesWithCompareValues) {
           EXPECT_EQ(got.numNonFinite, want.numNonFinite) << ctx;
           EXPECT_EQ(got.firstBad, want.firstBad) << ctx;
           if (want.firstBad >= 0) {
-            EXPECT_TRUE(got.firstBadOut == want.firstBadOut ||
-                        (std::isnan(got.firstBadOut) && std::isnan(want.firstBadOut))) << ctx;
-            EXPECT_TRUE(got.firstBadRef == want.firstBadRef ||
-                        (std::isnan(got.firstBadRef) && std::isnan(want.firstBadRef))) << ctx;
+            EXPECT_TRUE(
+                got.firstBadOut == want.firstBadOut ||
+                (std::isnan(got.firstBadOut) && std::isnan(want.firstBadOut)))
+                << ctx;
+            EXPECT_TRUE(
+                got.firstBadRef == want.firstBadRef ||
+                (std::isnan(got.firstBadRef) && std::isnan(want.firstBadRef)))
+                << ctx;
           }
           EXPECT_DOUBLE_EQ(got.maxAbsErr, want.maxAbsErr) << ctx;
-          EXPECT_NEAR(got.relNorm, want.relNorm, 1e-12 * std::max(1.0, want.relNorm)) << ctx;
+          EXPECT_NEAR(got.relNorm, want.relNorm,
+                      1e-12 * std::max(1.0, want.relNorm))
+              << ctx;
           EXPECT_NEAR(got.refRms, want.refRms, 1e-12) << ctx;
         }
   // Integer outputs (expert indices) and differing element counts.
@@ -430,6 +478,8 @@ TEST(CompareTensors, AgreesWithCompareValues) {
   CompareResult ri = compareTensors(ib, ia, ex);
   EXPECT_FALSE(ri.ok);
   EXPECT_EQ(ri.firstBad, 7);
-  EXPECT_EQ(ri.reason, compareValues(tensorToDoubles(ib), tensorToDoubles(ia), ex).reason);
-  EXPECT_EQ(compareTensors(ia, ia.slice(0, 0, 10), ex).reason, "element count differs: 20 vs reference 10");
+  EXPECT_EQ(ri.reason,
+            compareValues(tensorToDoubles(ib), tensorToDoubles(ia), ex).reason);
+  EXPECT_EQ(compareTensors(ia, ia.slice(0, 0, 10), ex).reason,
+            "element count differs: 20 vs reference 10");
 }

@@ -44,7 +44,8 @@ TEST(Supervisor, ExitCodeAndLastStderrLine) {
   ChildResult r = runSupervised(child({"exit", "7"}), quick());
   EXPECT_EQ(r.end, ChildResult::End::Exited);
   EXPECT_EQ(r.exitCode, 7);
-  EXPECT_EQ(r.reason(), "exited with status 7; last stderr line: exiting with 7");
+  EXPECT_EQ(r.reason(),
+            "exited with status 7; last stderr line: exiting with 7");
 }
 
 TEST(Supervisor, SegfaultIsNamed) {
@@ -64,7 +65,9 @@ TEST(Supervisor, AbortIsNamed) {
 TEST(Supervisor, WatchdogKillsHang) {
   auto t0 = std::chrono::steady_clock::now();
   ChildResult r = runSupervised(child({"hang"}), quick(1.0));
-  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
   EXPECT_EQ(r.end, ChildResult::End::TimedOut);
   EXPECT_NE(r.reason().find("hang"), std::string::npos) << r.reason();
   EXPECT_NE(r.reason().find("watchdog"), std::string::npos) << r.reason();
@@ -105,14 +108,17 @@ TEST(Supervisor, FileSizeLimit) {
   ChildResult r = runSupervised(child({"write", "8"}), l, "", dir);
   EXPECT_EQ(r.end, ChildResult::End::Signaled);
   EXPECT_EQ(r.signal, SIGXFSZ);
-  EXPECT_NE(r.reason().find("file size limit"), std::string::npos) << r.reason();
+  EXPECT_NE(r.reason().find("file size limit"), std::string::npos)
+      << r.reason();
   EXPECT_LE(std::filesystem::file_size(dir + "/big.out"), 1u << 20);
 }
 
 TEST(Supervisor, GrandchildrenDoNotOutliveTheChild) {
   auto t0 = std::chrono::steady_clock::now();
   ChildResult r = runSupervised(child({"grandchild"}), quick(20));
-  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
   EXPECT_TRUE(r.succeeded()) << r.reason();
   // The grandchild holds the pipes open; the process group is killed at once.
   EXPECT_LT(took, 5.0);
@@ -133,7 +139,8 @@ TEST(Supervisor, EscapedProcessesAreKilledAndCounted) {
   std::ifstream in(pidFile);
   int escaped = 0;
   ASSERT_TRUE(static_cast<bool>(in >> escaped));
-  EXPECT_NE(kill(escaped, 0), 0) << "the escaped process " << escaped << " is still alive";
+  EXPECT_NE(kill(escaped, 0), 0)
+      << "the escaped process " << escaped << " is still alive";
   r = runSupervised(child({"grandchild"}), l);
   EXPECT_TRUE(r.succeeded()) << r.reason();
   EXPECT_EQ(r.orphansKilled, 0);
@@ -147,22 +154,26 @@ TEST(Supervisor, ReportHookRestartsTheClockOrStops) {
   ChildResult r = runSupervised(child({"ticks", "5"}), quick(0.5));
   EXPECT_EQ(r.end, ChildResult::End::TimedOut) << r.reason();
   int calls = 0;
-  r = runSupervised(child({"ticks", "5"}), quick(0.5), "", "", {}, {}, [&](pid_t, const ChildResult &sofar) {
-    ++calls;
-    EXPECT_NE(sofar.report.find("\"tick\""), std::string::npos);
-    Progress p;
-    p.restartClock = true;
-    return p;
-  });
+  r = runSupervised(child({"ticks", "5"}), quick(0.5), "", "", {}, {},
+                    [&](pid_t, const ChildResult &sofar) {
+                      ++calls;
+                      EXPECT_NE(sofar.report.find("\"tick\""),
+                                std::string::npos);
+                      Progress p;
+                      p.restartClock = true;
+                      return p;
+                    });
   EXPECT_TRUE(r.succeeded()) << r.reason();
   EXPECT_GE(calls, 4);
   EXPECT_GT(r.clockRestartedAt, 1.0);
   EXPECT_EQ(std::count(r.report.begin(), r.report.end(), '\n'), 5);
-  r = runSupervised(child({"ticks", "5"}), quick(10), "", "", {}, {}, [&](pid_t, const ChildResult &sofar) {
-    Progress p;
-    p.stop = sofar.report.find("\"tick\":1") != std::string::npos;
-    return p;
-  });
+  r = runSupervised(child({"ticks", "5"}), quick(10), "", "", {}, {},
+                    [&](pid_t, const ChildResult &sofar) {
+                      Progress p;
+                      p.stop =
+                          sofar.report.find("\"tick\":1") != std::string::npos;
+                      return p;
+                    });
   EXPECT_TRUE(r.stoppedByHook);
   EXPECT_EQ(r.end, ChildResult::End::Signaled) << r.reason();
   EXPECT_EQ(r.report, "{\"tick\":0}\n{\"tick\":1}\n");
@@ -176,12 +187,13 @@ TEST(Supervisor, ReportHookSeesTheLinesWrittenBeforeTheExit) {
   // Two lines 0.3 s apart, then the end; the hook takes 0.5 s over the first,
   // so the second line and the exit both come while it runs.
   std::vector<std::string> seen;
-  ChildResult r = runSupervised(child({"ticks", "2"}), quick(), "", "", {}, {}, [&](pid_t, const ChildResult &sofar) {
-    if (seen.empty())
-      usleep(500000);
-    seen.push_back(sofar.report);
-    return Progress{};
-  });
+  ChildResult r = runSupervised(child({"ticks", "2"}), quick(), "", "", {}, {},
+                                [&](pid_t, const ChildResult &sofar) {
+                                  if (seen.empty())
+                                    usleep(500000);
+                                  seen.push_back(sofar.report);
+                                  return Progress{};
+                                });
   ASSERT_TRUE(r.succeeded()) << r.reason();
   ASSERT_FALSE(seen.empty());
   EXPECT_EQ(seen.back(), "{\"tick\":0}\n{\"tick\":1}\n");
@@ -195,24 +207,27 @@ TEST(Supervisor, KillEscapedWhileTheChildRuns) {
   Limits l = quick(20);
   l.killOrphans = true;
   int found = -1;
-  ChildResult r = runSupervised(child({"escape-stay", pidFile}), l, "", "", {}, {}, [&](pid_t c, const ChildResult &) {
-    found = killEscaped(c);
-    Progress p;
-    p.stop = true;
-    return p;
-  });
+  ChildResult r = runSupervised(child({"escape-stay", pidFile}), l, "", "", {},
+                                {}, [&](pid_t c, const ChildResult &) {
+                                  found = killEscaped(c);
+                                  Progress p;
+                                  p.stop = true;
+                                  return p;
+                                });
   EXPECT_EQ(found, 1);
   EXPECT_TRUE(r.stoppedByHook);
   EXPECT_EQ(r.orphansKilled, 0); // already gone when the child ended
   std::ifstream in(pidFile);
   int escaped = 0;
   ASSERT_TRUE(static_cast<bool>(in >> escaped));
-  EXPECT_NE(kill(escaped, 0), 0) << "the escaped process " << escaped << " is still alive";
+  EXPECT_NE(kill(escaped, 0), 0)
+      << "the escaped process " << escaped << " is still alive";
   // The child's own group is left alone while it runs.
-  r = runSupervised(child({"grandchild"}), l, "", "", {}, {}, [&](pid_t c, const ChildResult &) {
-    found = killEscaped(c);
-    return Progress{};
-  });
+  r = runSupervised(child({"grandchild"}), l, "", "", {}, {},
+                    [&](pid_t c, const ChildResult &) {
+                      found = killEscaped(c);
+                      return Progress{};
+                    });
   EXPECT_TRUE(r.succeeded());
 }
 
@@ -227,15 +242,19 @@ TEST(Supervisor, OutputTailsAreBounded) {
 }
 
 TEST(Supervisor, MissingProgramIsSpawnFailure) {
-  ChildResult r = runSupervised({"/nonexistent/atrex-no-such-program"}, quick());
+  ChildResult r =
+      runSupervised({"/nonexistent/atrex-no-such-program"}, quick());
   EXPECT_EQ(r.end, ChildResult::End::SpawnFailed);
-  EXPECT_NE(r.reason().find("/nonexistent/atrex-no-such-program"), std::string::npos) << r.reason();
+  EXPECT_NE(r.reason().find("/nonexistent/atrex-no-such-program"),
+            std::string::npos)
+      << r.reason();
 }
 
 TEST(Supervisor, EnvironmentIsFiltered) {
   setenv("ATREX_GATE_SEED", "leak", 1);
-  ChildResult r = runSupervised({"/bin/sh", "-c", "echo seed=${ATREX_GATE_SEED:-none} x=$X"}, quick(),
-                                "", "", {{"X", "1"}}, {"ATREX_GATE_SEED"});
+  ChildResult r = runSupervised(
+      {"/bin/sh", "-c", "echo seed=${ATREX_GATE_SEED:-none} x=$X"}, quick(), "",
+      "", {{"X", "1"}}, {"ATREX_GATE_SEED"});
   unsetenv("ATREX_GATE_SEED");
   EXPECT_EQ(r.stdoutTail, "seed=none x=1\n");
 }
@@ -256,16 +275,19 @@ TEST(Supervisor, PrivateNetworkIsReported) {
 // the view cannot be made, the result says why and the test is skipped.
 TEST(Supervisor, ReadOnlyViewKeepsOnlyWritablePathsWritable) {
   namespace fs = std::filesystem;
-  fs::path root = fs::temp_directory_path() / ("atrex-rov-" + std::to_string(getpid()));
+  fs::path root =
+      fs::temp_directory_path() / ("atrex-rov-" + std::to_string(getpid()));
   fs::remove_all(root);
   fs::create_directories(root / "writable");
   fs::create_directories(root / "other");
   Limits l = quick();
   l.readOnlyView = true;
   l.writablePaths = {(root / "writable").string()};
-  std::string script = "echo a > '" + (root / "writable" / "a").string() + "' && echo ok-writable; " +
-                       "if echo b > '" + (root / "other" / "b").string() +
-                       "' 2>/dev/null; then echo wrote-other; else echo refused-other; fi";
+  std::string script =
+      "echo a > '" + (root / "writable" / "a").string() +
+      "' && echo ok-writable; " + "if echo b > '" +
+      (root / "other" / "b").string() +
+      "' 2>/dev/null; then echo wrote-other; else echo refused-other; fi";
   ChildResult r = runSupervised({"/bin/sh", "-c", script}, l);
   if (!r.readOnlyView) {
     fs::remove_all(root);
@@ -282,7 +304,6 @@ TEST(Supervisor, ReadOnlyViewKeepsOnlyWritablePathsWritable) {
   EXPECT_TRUE(j.getBool("read_only_view", false));
   fs::remove_all(root);
 }
-
 
 // /proc files of processes that end while they are read: "" or their text,
 // never an exception. The gate aborted mid-batch with std::ios_base::failure

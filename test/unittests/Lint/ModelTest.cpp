@@ -10,8 +10,9 @@ using namespace atrex::lint;
 namespace {
 
 TEST(ModelTest, StripTemplateArgs) {
-  EXPECT_EQ(stripTemplateArgs("cutlass::gemm::device::Gemm<float, 2>::operator()"),
-            "cutlass::gemm::device::Gemm::operator()");
+  EXPECT_EQ(
+      stripTemplateArgs("cutlass::gemm::device::Gemm<float, 2>::operator()"),
+      "cutlass::gemm::device::Gemm::operator()");
   EXPECT_EQ(stripTemplateArgs("at::operator<<"), "at::operator<<");
   EXPECT_EQ(stripTemplateArgs("std::vector<std::pair<int, int>>::push_back"),
             "std::vector::push_back");

@@ -1,7 +1,7 @@
 //===- PolicyTest.cpp - policy parsing, merging and matching --------------===//
 
-#include "atrex/Lint/Checks.h"
 #include "atrex/Lint/Policy.h"
+#include "atrex/Lint/Checks.h"
 #include "gtest/gtest.h"
 
 using namespace atrex::lint;
@@ -88,8 +88,8 @@ rules:
   EXPECT_EQ(P->Name, "cutlass-track");
   EXPECT_EQ(P->severity("atrex-evasion-file-env"), Severity::Off);
   EXPECT_EQ(P->severity("atrex-delegation-vendor"), Severity::Warning);
-  const SymbolRule *R = P->match("cutlass::gemm::device::Gemm::operator()",
-                                 "", false);
+  const SymbolRule *R =
+      P->match("cutlass::gemm::device::Gemm::operator()", "", false);
   ASSERT_NE(R, nullptr);
   EXPECT_EQ(R->Action, RuleAction::Allow);
   // The default's rules are still there, after the file's.
@@ -114,7 +114,8 @@ TEST(PolicyTest, ErrorsNameTheFileAndTheKey) {
   EXPECT_NE(E.find("bad.yaml"), std::string::npos) << E;
   EXPECT_NE(E.find("nmae"), std::string::npos) << E;
 
-  E = errorText(Policy::parse("checks:\n  atrex-no-kernel: loud\n", "sev.yaml"));
+  E = errorText(
+      Policy::parse("checks:\n  atrex-no-kernel: loud\n", "sev.yaml"));
   EXPECT_NE(E.find("loud"), std::string::npos) << E;
   EXPECT_NE(E.find("sev.yaml"), std::string::npos) << E;
 

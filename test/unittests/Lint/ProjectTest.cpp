@@ -52,8 +52,8 @@ TEST_F(ProjectTest, WithoutARepositoryTheFolderIsTheProject) {
 
 TEST_F(ProjectTest, VendoredCopiesAreOtherProjects) {
   mkdir("repo/.git");
-  for (const char *F : {"third_party", "3rdparty", "External", "vendor",
-                        "deps", "submodules", "site-packages"}) {
+  for (const char *F : {"third_party", "3rdparty", "External", "vendor", "deps",
+                        "submodules", "site-packages"}) {
     std::string Rel = std::string("repo/") + F + "/lib/include/a.h";
     EXPECT_FALSE(isProjectFile(path("repo"), path(Rel))) << F;
   }

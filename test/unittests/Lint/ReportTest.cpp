@@ -72,15 +72,15 @@ TEST_F(ReportTest, SARIFDocument) {
   json::Object *Res = (*Results)[0].getAsObject();
   EXPECT_EQ(Res->getString("ruleId"), "atrex-delegation-vendor");
   EXPECT_EQ(Res->getString("level"), "warning");
-  json::Object *Loc =
-      (*Res->getArray("locations"))[0].getAsObject()->getObject(
-          "physicalLocation");
+  json::Object *Loc = (*Res->getArray("locations"))[0].getAsObject()->getObject(
+      "physicalLocation");
   ASSERT_NE(Loc, nullptr);
   EXPECT_EQ(Loc->getObject("region")->getInteger("startLine"), 2);
   EXPECT_EQ(Loc->getObject("region")->getInteger("startColumn"), 3);
   // Every check is a rule.
-  EXPECT_GE(Run->getObject("tool")->getObject("driver")->getArray("rules")->size(),
-            10u);
+  EXPECT_GE(
+      Run->getObject("tool")->getObject("driver")->getArray("rules")->size(),
+      10u);
 }
 
 TEST_F(ReportTest, TextIsClangStyle) {
@@ -90,8 +90,8 @@ TEST_F(ReportTest, TextIsClangStyle) {
   writeText({R}, TO, OS);
   OS.flush();
   std::string Head = R.Path + ":2:3: warning: call to 'cublasSgemm_v2' "
-                               "delegates compute to cuBLAS "
-                               "[atrex-delegation-vendor]";
+                              "delegates compute to cuBLAS "
+                              "[atrex-delegation-vendor]";
   EXPECT_EQ(S.find(Head), 0u) << S;
   EXPECT_NE(S.find("cublasSgemm_v2(h);"), std::string::npos) << S;
   EXPECT_NE(S.find("note: reached from entry 'entry' -> 'f'"),

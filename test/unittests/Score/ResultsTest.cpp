@@ -64,15 +64,24 @@ TEST(ResultsTest, LineErrors) {
       "\"performance.median_us\" is not a positive number");
   // The rules of docs/formats/gate-result.schema.json that the gate's
   // validator enforces too (test/score/result-schema.test checks the schema).
-  const std::string Head = R"({"schema": "atrex-gate-result/1", "problem": {"id": "p"}, )";
-  EXPECT_EQ(Err(Head + R"("status": "pass", "submission": {}, "stage": "done", "verdict": "adopted"})"),
-            "missing \"unit\"");
-  EXPECT_EQ(Err(Head + R"("unit": 0, "submission": {}, "status": "fail", "stage": "linking", "verdict": "unknown", "reason": "r"})"),
-            "unknown stage \"linking\"");
-  EXPECT_EQ(Err(Head + R"("unit": 0, "submission": {}, "status": "fail", "stage": "compile", "verdict": "unknown"})"),
-            "a result with status \"fail\" needs a \"reason\"");
-  EXPECT_EQ(Err(Head + R"("unit": 0, "submission": {}, "status": "pass", "stage": "done", "verdict": "adopted"})"),
-            "a passing result needs \"performance.median_us\"");
+  const std::string Head =
+      R"({"schema": "atrex-gate-result/1", "problem": {"id": "p"}, )";
+  EXPECT_EQ(
+      Err(Head +
+          R"("status": "pass", "submission": {}, "stage": "done", "verdict": "adopted"})"),
+      "missing \"unit\"");
+  EXPECT_EQ(
+      Err(Head +
+          R"("unit": 0, "submission": {}, "status": "fail", "stage": "linking", "verdict": "unknown", "reason": "r"})"),
+      "unknown stage \"linking\"");
+  EXPECT_EQ(
+      Err(Head +
+          R"("unit": 0, "submission": {}, "status": "fail", "stage": "compile", "verdict": "unknown"})"),
+      "a result with status \"fail\" needs a \"reason\"");
+  EXPECT_EQ(
+      Err(Head +
+          R"("unit": 0, "submission": {}, "status": "pass", "stage": "done", "verdict": "adopted"})"),
+      "a passing result needs \"performance.median_us\"");
   EXPECT_EQ(Err("[1]"), "not a JSON object");
   EXPECT_EQ(Err("{").rfind("invalid JSON: ", 0), 0u);
 }

@@ -50,8 +50,7 @@ TEST(Expr, Names) {
 }
 
 TEST(Expr, Errors) {
-  EXPECT_EQ(error("2*layers"),
-            "expression '2*layers': unknown name 'layers'");
+  EXPECT_EQ(error("2*layers"), "expression '2*layers': unknown name 'layers'");
   EXPECT_EQ(error("4/0"), "expression '4/0': division by zero");
   EXPECT_EQ(error("(1+2"), "expression '(1+2': missing ')'");
   EXPECT_EQ(error("1+"), "expression '1+': unexpected end");

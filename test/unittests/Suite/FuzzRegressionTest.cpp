@@ -55,7 +55,8 @@ std::string suiteError(llvm::StringRef Expr) {
 TEST(SuiteExprFuzz, DivisionOverflowIsAnError) {
   // divideFloorSigned(INT64_MIN, -1) asserted; -INT64_MIN overflowed.
   for (const char *E : {"small / -1", "-small", "--small", "0 - -small"})
-    EXPECT_EQ(suiteError(E), std::string("expression '") + E + "': the value overflows 64 bits")
+    EXPECT_EQ(suiteError(E), std::string("expression '") + E +
+                                 "': the value overflows 64 bits")
         << E;
   EXPECT_EQ(suiteError("small % -1"), "value 0");
   // floor(V/R)*R overflowed for INT64_MIN % 3.
@@ -67,8 +68,8 @@ TEST(SuiteExprFuzz, DivisionOverflowIsAnError) {
 
 TEST(SuiteExprFuzz, NestingIsBounded) {
   for (char C : {'-', '('}) {
-    std::string Deep = std::string(100000, C) + "1" +
-                       std::string(C == '(' ? 100000 : 0, ')');
+    std::string Deep =
+        std::string(100000, C) + "1" + std::string(C == '(' ? 100000 : 0, ')');
     EXPECT_NE(suiteError(Deep).find("': nested deeper than 256 levels"),
               std::string::npos);
   }
@@ -94,21 +95,21 @@ TEST(FactsFuzz, IntegersAtTwoToThe63) {
             "fact 'x' holds a non-integer element");
   EXPECT_EQ(factError(R"({"x": [1, 9.3e18]})", {2}),
             "fact 'x' holds a non-integer element");
-  EXPECT_EQ(factError(R"({"x": [9223372036854775807, -9223372036854775808]})",
-                      {2}),
-            "9223372036854775807 -9223372036854775808 ");
+  EXPECT_EQ(
+      factError(R"({"x": [9223372036854775807, -9223372036854775808]})", {2}),
+      "9223372036854775807 -9223372036854775808 ");
   EXPECT_EQ(factError(R"({"x": [4.0, -2e0]})", {2}), "4 -2 ");
   EXPECT_EQ(factError(R"({"x": {"fill": 9223372036854775808.0}})", {2}),
             "fact 'x': expected an array, {\"fill\": V} or {\"iota\": {...}}");
 }
 
 TEST(FactsFuzz, IotaOverflowIsAnError) {
-  EXPECT_EQ(factError(R"({"x": {"iota": {"start": 9223372036854775806}}})",
-                      {3}),
-            "fact 'x': iota start overflows 64 bits");
-  EXPECT_EQ(factError(R"({"x": {"iota": {"start": 9223372036854775806}}})",
-                      {2}),
-            "9223372036854775806 9223372036854775807 ");
+  EXPECT_EQ(
+      factError(R"({"x": {"iota": {"start": 9223372036854775806}}})", {3}),
+      "fact 'x': iota start overflows 64 bits");
+  EXPECT_EQ(
+      factError(R"({"x": {"iota": {"start": 9223372036854775806}}})", {2}),
+      "9223372036854775806 9223372036854775807 ");
 }
 
 } // namespace

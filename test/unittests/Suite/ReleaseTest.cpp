@@ -19,15 +19,15 @@ TEST(Release, Sha256) {
 
 TEST(Release, SanitizeDropsParenthesizedProvenance) {
   std::vector<DenyTerm> Terms = {{"deepseek", "deny list"}};
-  EXPECT_EQ(sanitize("128x128 block scales (DeepSeek-V3 style). Each", {},
-                     Terms),
-            "128x128 block scales. Each");
+  EXPECT_EQ(
+      sanitize("128x128 block scales (DeepSeek-V3 style). Each", {}, Terms),
+      "128x128 block scales. Each");
   // Groups without a term stay; rewrites come first.
   EXPECT_EQ(sanitize("silu (a / (1 + exp(-a)))", {}, Terms),
             "silu (a / (1 + exp(-a)))");
-  EXPECT_EQ(sanitize("as DeepSeek-V3 does", {{"DeepSeek-V3", "one model"}},
-                     Terms),
-            "as one model does");
+  EXPECT_EQ(
+      sanitize("as DeepSeek-V3 does", {{"DeepSeek-V3", "one model"}}, Terms),
+      "as one model does");
   // A term outside parentheses is left for the leak check to report; a
   // later one inside parentheses is still dropped.
   EXPECT_EQ(sanitize("DeepSeek order", {}, Terms), "DeepSeek order");
