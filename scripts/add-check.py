@@ -9,7 +9,7 @@ severity, modes, summary; docs/contributing.md, "Adding a check"). There are two
          Written: the Checks.def line, a starter rule in DefaultPolicy.yaml, the test, the doc page.
   class  a class of its own under lib/Lint/Checks/ (a LintCheck with run(CheckContext &)).
          Written: the Checks.def line, lib/Lint/Checks/<Name>Check.cpp, its factory declaration in
-         lib/Lint/Checks/Check.h, its source line in lib/Lint/CMakeLists.txt, the test, the doc page.
+         include/atrex/Lint/Check.h, its source line in lib/Lint/CMakeLists.txt, the test, the doc page.
 
 The lit test is written failing on purpose: it expects a finding that nothing reports until the
 check is implemented (class) or its rule lists the symbols (rule). Replace its example with a real
@@ -143,7 +143,7 @@ def main() -> None:
 //
 //===----------------------------------------------------------------------===//
 
-#include "Check.h"
+#include "atrex/Lint/Check.h"
 
 using namespace llvm;
 using namespace atrex::lint;
@@ -168,12 +168,12 @@ std::unique_ptr<LintCheck> atrex::lint::{factory}() {{
   return std::make_unique<{cls}>();
 }}
 """, True)
-        check_h = plan.read("lib/Lint/Checks/Check.h")
+        check_h = plan.read("include/atrex/Lint/Check.h")
         decls = list(re.finditer(r"std::unique_ptr<LintCheck> create\w+\(\);\n", check_h))
         if not decls:
-            fail("lib/Lint/Checks/Check.h: no factory declarations found")
+            fail("include/atrex/Lint/Check.h: no factory declarations found")
         at = decls[-1].end()
-        plan.write("lib/Lint/Checks/Check.h",
+        plan.write("include/atrex/Lint/Check.h",
                    check_h[:at] + f"std::unique_ptr<LintCheck> {factory}();\n" + check_h[at:], False)
         cmake = plan.read("lib/Lint/CMakeLists.txt")
         srcs = list(re.finditer(r"^  Checks/\w+\.cpp\n", cmake, re.M))

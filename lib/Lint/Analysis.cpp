@@ -1,7 +1,7 @@
 //===- Analysis.cpp - reachability and the check registry -----------------===//
 
 #include "atrex/Lint/Analysis.h"
-#include "Checks/Check.h"
+#include "atrex/Lint/Check.h"
 #include "atrex/Lint/Checks.h"
 #include "atrex/Lint/Policy.h"
 #include "llvm/ADT/StringSet.h"

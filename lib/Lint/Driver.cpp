@@ -1072,6 +1072,102 @@ static std::vector<Finding> nameEvidence(StringRef Text, StringRef File,
         Seen.insert(S.Name);
         Seen.insert(StringRef(S.Name).rsplit("::").second.str());
       }
+  // What the file's project defines is its own, whatever its name looks
+  // like (as the AST path decides with Site::ProjectDefined): the functions
+  // the partial AST holds with a body in a project file, and the macros the
+  // file defines (`CHECK_INPUT(x)` is not a call). Their namespaces are not:
+  // a project's own examples of its device-level operators (Composable
+  // Kernel's `ck::tensor_operation::device::DeviceGemm<...>`) still use them.
+  std::set<std::string> Own;
+  ProjectFiles Project(projectRoot(File));
+  for (auto &KV : M.Functions) {
+    const FunctionNode &F = KV.second;
+    if (!F.HasBody || F.Name.empty() || F.Pos.File.empty() ||
+        !Project.contains(F.Pos.File))
+      continue;
+    Own.insert(F.Name);
+    Own.insert(StringRef(F.Name).rsplit("::").second.str());
+  }
+  for (size_t At = Text.find("#"); At != StringRef::npos;
+       At = Text.find("#", At + 1)) {
+    StringRef Rest = Text.substr(At + 1).ltrim(" \t");
+    if (!Rest.consume_front("define"))
+      continue;
+    Rest = Rest.ltrim(" \t");
+    size_t E = 0;
+    while (E < Rest.size() && (isAlnum(Rest[E]) || Rest[E] == '_'))
+      ++E;
+    if (E)
+      Own.insert(Rest.take_front(E).str());
+  }
+  // Keywords and operators spelled like a call (`if (`, `sizeof(`,
+  // `static_cast<T>(`): a `using namespace` prefix must not make them a
+  // library's names.
+  static const std::set<StringRef> Keywords = {"if",
+                                               "for",
+                                               "while",
+                                               "switch",
+                                               "return",
+                                               "sizeof",
+                                               "alignof",
+                                               "alignas",
+                                               "decltype",
+                                               "static_assert",
+                                               "catch",
+                                               "throw",
+                                               "new",
+                                               "delete",
+                                               "typeid",
+                                               "noexcept",
+                                               "defined",
+                                               "static_cast",
+                                               "dynamic_cast",
+                                               "reinterpret_cast",
+                                               "const_cast",
+                                               "asm",
+                                               "__asm__",
+                                               "__asm",
+                                               "__attribute__",
+                                               "__declspec",
+                                               "__launch_bounds__",
+                                               "__builtin_expect",
+                                               "requires",
+                                               "co_await",
+                                               "co_return",
+                                               "co_yield",
+                                               "do",
+                                               "else",
+                                               "case",
+                                               "goto",
+                                               "explicit",
+                                               "__has_include",
+                                               "_Pragma",
+                                               "__pragma",
+                                               "operator",
+                                               "template",
+                                               "typename",
+                                               "using",
+                                               "namespace",
+                                               "struct",
+                                               "class",
+                                               "union",
+                                               "enum",
+                                               "constexpr",
+                                               "consteval",
+                                               "constinit",
+                                               "volatile",
+                                               "const",
+                                               "auto",
+                                               "void",
+                                               "int",
+                                               "unsigned",
+                                               "signed",
+                                               "char",
+                                               "short",
+                                               "long",
+                                               "float",
+                                               "double",
+                                               "bool"};
   // `using namespace cub;` lets `DeviceReduce::Sum(` name cub's.
   std::vector<std::string> Namespaces{""};
   for (size_t At = Text.find("using namespace"); At != StringRef::npos;
@@ -1182,6 +1278,8 @@ static std::vector<Finding> nameEvidence(StringRef Text, StringRef File,
                         StringRef(Name).contains("::device::") && !Member;
       if (K >= N || (Text[K] != '(' && !TemplateId) || Member)
         continue;
+      if (Keywords.count(Name) || Own.count(Name))
+        continue;
       // The first argument, as far as the text tells: an integer literal
       // or EXIT_FAILURE, or a (qualified) name.
       StringRef Arg0 = Text.substr(K + 1).ltrim();
@@ -1203,6 +1301,13 @@ static std::vector<Finding> nameEvidence(StringRef Text, StringRef File,
       std::string Resolved;
       for (const std::string &NS : Namespaces) {
         R = P.match(NS + Name, "", /*InDeviceCode=*/false);
+        // Through `using namespace NS;`, an unqualified name is NS's only
+        // if a rule names it beyond the namespace (`cub::Device*` for
+        // `DeviceReduce::Sum`): a rule on all of NS (`flashinfer::*`)
+        // would claim every macro, local and runtime call of the file.
+        if (R && !NS.empty() &&
+            P.match(NS + "atrex_no_such_name_", "", false) == R)
+          R = nullptr;
         if (R) {
           Resolved = NS + Name;
           break;

@@ -7,6 +7,7 @@
 // RUN: not atrex-lint --mode=submission --no-snippets %S/Inputs/name-evidence-torch-types.cu 2>&1 | FileCheck %S/Inputs/name-evidence-torch-types.cu
 // RUN: not atrex-lint --mode=submission --no-snippets %S/Inputs/name-evidence-cutlass-type.cu 2>&1 | FileCheck %S/Inputs/name-evidence-cutlass-type.cu
 // RUN: not atrex-lint --mode=submission --no-snippets %S/Inputs/name-evidence-own-namespace.cu 2>&1 | FileCheck %S/Inputs/name-evidence-own-namespace.cu
+// RUN: not atrex-lint --mode=submission --no-snippets %S/Inputs/name-evidence-using-namespace.cu 2>&1 | FileCheck %S/Inputs/name-evidence-using-namespace.cu
 #include <rocblas/rocblas_not_installed.h>
 #define LOG(x) rocblas_status_to_string(x)
 int main() {

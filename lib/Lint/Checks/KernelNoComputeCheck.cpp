@@ -5,13 +5,13 @@
 // operator's compute: beside delegated compute it is a decoy (a torch op does
 // the work, the kernel copies its result). The Python front end reads the
 // bodies of DSL kernels (FlyDSL, Triton) and reports them
-// (lib/Lint/Python/PythonChecks.cpp). The C++ model records no facts about
-// the arithmetic inside a CUDA/HIP kernel yet, so for C++ sources this check
-// reports nothing (docs/checks/atrex-kernel-no-compute.md).
+// (lib/Lint/Frontend/Python/PythonChecks.cpp). The C++ model records no facts
+// about the arithmetic inside a CUDA/HIP kernel yet, so for C++ sources this
+// check reports nothing (docs/checks/atrex-kernel-no-compute.md).
 //
 //===----------------------------------------------------------------------===//
 
-#include "Check.h"
+#include "atrex/Lint/Check.h"
 
 using namespace llvm;
 using namespace atrex::lint;

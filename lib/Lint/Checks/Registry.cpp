@@ -1,6 +1,6 @@
 //===- Registry.cpp - the check registry, expanded from Checks.def --------===//
 
-#include "Check.h"
+#include "atrex/Lint/Check.h"
 #include "atrex/Lint/Checks.h"
 
 using namespace llvm;

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Check.h"
+#include "atrex/Lint/Check.h"
 #include "llvm/ADT/StringMap.h"
 
 using namespace llvm;

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Check.h"
+#include "atrex/Lint/Check.h"
 #include "atrex/Lint/Checks.h"
 
 using namespace llvm;

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Check.h"
+#include "atrex/Lint/Check.h"
 #include <set>
 
 using namespace llvm;

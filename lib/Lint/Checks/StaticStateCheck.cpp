@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Check.h"
+#include "atrex/Lint/Check.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace llvm;

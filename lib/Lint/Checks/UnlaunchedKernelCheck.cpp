@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Check.h"
+#include "atrex/Lint/Check.h"
 
 using namespace llvm;
 using namespace atrex::lint;

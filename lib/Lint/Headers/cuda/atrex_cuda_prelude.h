@@ -14,9 +14,7 @@ using std::isinf;
 using std::isnan;
 using std::signbit;
 #define ATREX_HOST_MINMAX(T)                                                   \
-  static inline __attribute__((host)) T min(T a, T b) {                        \
-    return a < b ? a : b;                                                      \
-  }                                                                            \
+  static inline __attribute__((host)) T min(T a, T b) { return a < b ? a : b; } \
   static inline __attribute__((host)) T max(T a, T b) { return a > b ? a : b; }
 ATREX_HOST_MINMAX(int)
 ATREX_HOST_MINMAX(unsigned int)

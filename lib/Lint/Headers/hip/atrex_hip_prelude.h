@@ -11,12 +11,12 @@
 #pragma once
 #define __host__ __attribute__((host))
 #define __device__ __attribute__((device))
+#include <cmath>
+#include <cstdlib>
+#include <stdlib.h>
 #include <__clang_cuda_math_forward_declares.h>
 #include <algorithm>
-#include <cmath>
 #include <complex>
-#include <cstdlib>
 #include <new>
-#include <stdlib.h>
 #undef __host__
 #undef __device__

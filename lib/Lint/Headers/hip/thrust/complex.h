@@ -25,8 +25,7 @@ template <typename T> struct complex {
   __host__ __device__ void real(T re) { re_ = re; }
   __host__ __device__ void imag(T im) { im_ = im; }
   __host__ operator std::complex<T>() const { return {re_, im_}; }
-  template <typename U>
-  __host__ __device__ complex &operator=(const complex<U> &z);
+  template <typename U> __host__ __device__ complex &operator=(const complex<U> &z);
   __host__ __device__ complex &operator+=(const complex &z);
   __host__ __device__ complex &operator-=(const complex &z);
   __host__ __device__ complex &operator*=(const complex &z);

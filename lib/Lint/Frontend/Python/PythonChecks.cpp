@@ -170,7 +170,7 @@ atrex::lint::createPythonChecks(const PythonFacts &Facts) {
   return V;
 }
 
-/// The Python rules (lib/Lint/Python/PythonPolicy.yaml,
+/// The Python rules (lib/Lint/Frontend/Python/PythonPolicy.yaml,
 /// docs/python-frontend.md): those of every mode and, with \p Program,
 /// those of program mode only (ids `python-program-*`).
 static std::vector<SymbolRule> pythonRules(bool Program = false) {

@@ -12,9 +12,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "atrex/Lint/PythonFrontend.h"
-#include "../Checks/Check.h"
 #include "PythonChecks.h"
 #include "PythonSyntax.h"
+#include "atrex/Lint/Check.h"
 #include "atrex/Lint/Checks.h"
 #include "atrex/Lint/Policy.h"
 #include "llvm/ADT/StringExtras.h"
@@ -407,6 +407,10 @@ public:
   std::string ScriptKey;
   /// A program's entry is its `__main__` block (after chooseEntries).
   void useMainEntry();
+  /// Library code is judged per function: every module-level function and
+  /// every method of a module-level class is an entry (after chooseEntries;
+  /// the methods are where a wrapper class loads and calls its library).
+  void useLibraryEntries();
   /// The file is a module of a package (`__init__.py` directories or a
   /// `src/` layout), and its dotted name.
   bool inPackage() const { return !Package.empty(); }
@@ -3629,6 +3633,28 @@ void PythonModelBuilder::chooseEntries(const std::vector<std::string> &Names,
   }
 }
 
+void PythonModelBuilder::useLibraryEntries() {
+  if (HarnessEntry)
+    return;
+  bool Any = false;
+  for (auto &KV : Funcs) {
+    const PyFunc &F = KV.second;
+    if (F.Triton || F.Device || F.Nested || F.Main ||
+        !M.Functions.count(KV.first))
+      continue;
+    bool Method = !F.Class.empty() && !StringRef(F.Class).contains('.') &&
+                  F.Class != "Model";
+    if (!Method && !F.Module)
+      continue;
+    M.Functions[KV.first].IsEntryCandidate = true;
+    Any |= Method;
+  }
+  if (Any && StringRef(EntryWhat).starts_with("its module-level functions"))
+    EntryWhat = "its module-level functions and its classes' methods";
+  else if (Any)
+    EntryWhat = "its classes' methods";
+}
+
 void PythonModelBuilder::useMainEntry() {
   if (MainKey.empty())
     return;
@@ -3830,6 +3856,7 @@ SubmissionResult atrex::lint::lintPythonFile(StringRef File, const Policy &P,
       // kernel library. (A stand-alone file's functions stay entries a
       // harness calls: agent sandboxes call `run()` of a `candidate.py`.)
       AO.Mode = AnalysisMode::Library;
+      B.useLibraryEntries();
       AO.ModeReason =
           "a module of package '" + B.package() +
           "' with no harness entry (ModelNew, custom_kernel), no "
@@ -3848,6 +3875,9 @@ SubmissionResult atrex::lint::lintPythonFile(StringRef File, const Policy &P,
   AnalysisMode Mode = AO.Mode    ? *AO.Mode
                       : PyP.Mode ? *PyP.Mode
                                  : AnalysisMode::Submission;
+  if (Mode == AnalysisMode::Library && Opts.Entries.empty() &&
+      (Opts.Mode || PyP.Mode))
+    B.useLibraryEntries();
   if (Mode == AnalysisMode::Program) {
     if (Opts.Entries.empty())
       B.useMainEntry();

@@ -10,7 +10,7 @@
 #ifndef ATREX_LIB_LINT_PYTHON_PYTHONCHECKS_H
 #define ATREX_LIB_LINT_PYTHON_PYTHONCHECKS_H
 
-#include "../Checks/Check.h"
+#include "atrex/Lint/Check.h"
 #include "atrex/Lint/Policy.h"
 #include <map>
 #include <memory>

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ATREX_LIB_LINT_CHECKS_CHECK_H
-#define ATREX_LIB_LINT_CHECKS_CHECK_H
+#ifndef ATREX_LINT_CHECK_H
+#define ATREX_LINT_CHECK_H
 
 #include "atrex/Lint/Checks.h"
 #include "atrex/Lint/Model.h"
