@@ -284,7 +284,7 @@ Error writeReport(StringRef Path, ArrayRef<TrailRecord> Records,
           .str();
   OS << (Md ? "## " : "") << Title << "\n\n";
   if (!Measured)
-    OS << (Md ? "" : "") << "not measured (--no-gate): no S_i, nothing "
+    OS << "not measured (--no-gate): no S_i, nothing "
        << "accepted\n\n";
   const char *Head[] = {"iter",     "S_i",  "median_us",
                         "lint",     "gate", "verdict",

@@ -218,7 +218,6 @@ static int plan() {
       for (const auto &E : *Map)
         W[E.first.str()] = E.second.getAsNumber().value_or(0);
   }
-  std::string SeedValue = Seed;
   json::Value SeedJSON = "random";
   if (Seed == "sealed") {
     const json::Object *Seeds = Root->getObject("seeds");

@@ -1151,7 +1151,7 @@ private:
 class ModelConsumer : public ASTConsumer {
 public:
   ModelConsumer(CompilerInstance &CI, const Policy &P, Model &Out)
-      : CI(CI), Pol(P), Out(Out) {
+      : Pol(P), Out(Out) {
     CI.getPreprocessor().addPPCallbacks(
         std::make_unique<MacroWatcher>(CI.getSourceManager(), Macros));
   }
@@ -1225,7 +1225,6 @@ public:
   }
 
 private:
-  CompilerInstance &CI;
   const Policy &Pol;
   Model &Out;
   std::vector<MacroDef> Macros;
