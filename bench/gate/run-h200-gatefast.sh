@@ -24,6 +24,8 @@
 #                  (^<operator>_kernel$, or NCU_KERNELS) after NCU_SKIP (5) skipped: $OUT/ncu.csv
 # clean            the gate as it runs by default on TIMING_PLAN: $OUT/gate-timing.jsonl
 #                  (compare: bench/gate/ncu-compare.py $OUT/ncu.csv $OUT/gate-timing.jsonl)
+# python           the Python submissions' plan (PY_PLAN, default examples/gate/python/plan.json):
+#                  $OUT/python.jsonl, a line per result in the log (issue 18)
 # Results: $OUT/log.txt, $OUT/suite-SET.jsonl, $OUT/perunit-SET.jsonl, $OUT/gpu-tests.txt.
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
@@ -118,6 +120,28 @@ PY
     echo "== gate timing $(date -u +%T) on $TP"; t0=$SECONDS
     run 300 $G --plan "$TP" --out "$OUT/gate-timing.jsonl"
     echo "gate timing: rc $?, $((SECONDS - t0)) s"
+  fi
+  if has python; then
+    PP=${PY_PLAN:-examples/gate/python/plan.json}
+    echo "== python submissions $(date -u +%T) on $PP"; t0=$SECONDS
+    run ${PYTHON_S:-400} $G --plan "$PP" --out "$OUT/python.jsonl"
+    echo "python: rc $?, $((SECONDS - t0)) s"
+    python3 - "$OUT/python.jsonl" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    perf = r.get("performance") or {}
+    a = r.get("attribution") or {}
+    print("  %-40s %-28s %-5s %-10s exp-met=%s med_us=%s host_us=%s" % (
+        r["submission"]["name"], r["problem"]["id"], r["status"], r["verdict"],
+        r.get("expected_verdict_met"), perf.get("median_us"),
+        (perf.get("python_host_call") or {}).get("median_us")))
+    if r.get("reason"):
+        print("      reason:", r["reason"][:400])
+    if a.get("foreign_kernels"):
+        print("      foreign:", a["foreign_kernels"][:4])
+    print("      python:", json.dumps(r.get("python"))[:600])
+PY
   fi
   if has gputests; then
     echo "== GPU unit tests $(date -u +%T)"; t0=$SECONDS

@@ -16,12 +16,16 @@
 //===----------------------------------------------------------------------===//
 #include "Cli.h"
 #include "atrex-rt/Attribution.h"
+#include "atrex-rt/Compile.h"
 #include "atrex-rt/Config.h"
 #include "atrex-rt/GateRun.h"
 #include "atrex-rt/KernelTimes.h"
 #include "atrex-rt/Measurement.h"
 #include "atrex-rt/Ops.h"
 #include "atrex-rt/Protocol.h"
+#include "atrex-rt/PythonHost.h"
+
+#include <ATen/DLConvertor.h>
 
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAGraph.h>
@@ -41,11 +45,13 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <filesystem>
 #include <fcntl.h>
 #include <iostream>
 #include <link.h>
 #include <random>
 #include <set>
+#include <sstream>
 #include <unistd.h>
 
 using namespace atrex::rt;
@@ -53,6 +59,22 @@ using namespace atrex::rt;
 namespace {
 
 Json gReport = Json::object();
+
+// Python submissions: the host's callbacks (PythonHost.h); null for C++.
+const AtrexPyHost *gHost = nullptr;
+// The report's "python" record, as the host describes it now.
+void notePython() {
+  if (!gHost || !gHost->describe)
+    return;
+  const char *text = gHost->describe();
+  if (!text)
+    return;
+  try {
+    gReport.set("python", Json::parse(text, "the Python host's record"));
+  } catch (const std::exception &e) {
+    gReport.set("python", Json(std::string("unreadable: ") + e.what()));
+  }
+}
 
 // Where the worker's seconds go (report `stage_seconds`): from the unit's
 // start (the first unit of a worker: the process start) to the end of each
@@ -132,6 +154,7 @@ void endUnit(const std::string &status, const std::string &stage,
     gReport.set("reason", reason);
   if (gCudaReady)
     gReport.set("gpu_memory", gpuMemory());
+  notePython();
   emit();
 }
 
@@ -428,6 +451,119 @@ TensorMap scalarsOf(const OpSpec &spec, const TensorMap &inputs) {
   return s;
 }
 
+// ---- Python submissions: the entry that calls the host ----------------------
+// The card's destination-passing call (Args::ptrs, as the C++ binding gets it)
+// made through the host (PythonHost.h): tensors go over as DLPack (shared
+// storage; each TensorImpl once, the host keeps its tensor until forget());
+// outputs a returning format gives back replace the gate's buffers, after a
+// check of their shape, dtype and device.
+const OpSpec *gPySpec = nullptr;
+std::set<uint64_t> gPyExported;
+// Host seconds of each call (the Python call overhead, docs/gate.md).
+std::vector<double> gPyCallSeconds;
+
+void forgetPythonTensors() {
+  if (gHost && gHost->forget)
+    gHost->forget();
+  gPyExported.clear();
+}
+
+std::string describeTensor(const at::Tensor &t) {
+  std::ostringstream os;
+  os << t.sizes() << " " << t.scalar_type() << " on " << t.device();
+  return os.str();
+}
+
+int pythonEntry(void *const *ptrs, char *err, size_t errSize) {
+  auto t0 = std::chrono::steady_clock::now();
+  const OpSpec &spec = *gPySpec;
+  const bool returns = gHost->returnsOutputs != 0;
+  const size_t n = spec.args.size();
+  std::vector<int32_t> kinds(n);
+  std::vector<void *> dl(n, nullptr);
+  std::vector<uint64_t> keys(n, 0);
+  std::vector<double> reals(n, 0);
+  std::vector<int64_t> ints(n, 0);
+  std::vector<at::Tensor *> outSlots;
+  std::vector<ArgKind> outKinds;
+  for (size_t i = 0; i < n; ++i) {
+    const ArgSpec &arg = spec.args[i];
+    switch (arg.kind) {
+    case ArgKind::Tensor:
+    case ArgKind::OutTensor:
+    case ArgKind::InOutTensor: {
+      at::Tensor *t = static_cast<at::Tensor *>(ptrs[i]);
+      kinds[i] = arg.kind == ArgKind::Tensor      ? ATREX_PY_TENSOR
+                 : arg.kind == ArgKind::OutTensor ? ATREX_PY_OUT
+                                                  : ATREX_PY_INOUT;
+      if (returns && arg.kind != ArgKind::Tensor) {
+        outSlots.push_back(t);
+        outKinds.push_back(arg.kind);
+      }
+      if (returns && arg.kind == ArgKind::OutTensor)
+        break; // the format allocates its outputs
+      keys[i] = reinterpret_cast<uint64_t>(t->unsafeGetTensorImpl());
+      if (gPyExported.insert(keys[i]).second)
+        dl[i] = at::toDLPack(*t);
+      break;
+    }
+    case ArgKind::Double:
+      kinds[i] = ATREX_PY_DOUBLE;
+      reals[i] = *static_cast<const double *>(ptrs[i]);
+      break;
+    case ArgKind::Int:
+      kinds[i] = ATREX_PY_INT;
+      ints[i] = *static_cast<const int64_t *>(ptrs[i]);
+      break;
+    case ArgKind::Bool:
+      kinds[i] = ATREX_PY_BOOL;
+      ints[i] = *static_cast<const uint8_t *>(ptrs[i]);
+      break;
+    }
+  }
+  std::vector<void *> rets(outSlots.size(), nullptr);
+  int rc = gHost->call(static_cast<int32_t>(n), kinds.data(), dl.data(),
+                       keys.data(), reals.data(), ints.data(), rets.data(),
+                       static_cast<int32_t>(rets.size()), err, errSize);
+  gPyCallSeconds.push_back(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count());
+  auto fail = [&](const std::string &what) {
+    std::snprintf(err, errSize, "%s", what.c_str());
+    for (void *r : rets)
+      if (r) {
+        auto *m = static_cast<DLManagedTensor *>(r);
+        if (m->deleter)
+          m->deleter(m);
+      }
+    return 1;
+  };
+  if (rc != 0) {
+    for (void *&r : rets)
+      r = nullptr; // the host did not hand them over
+    return rc;
+  }
+  for (size_t j = 0; j < outSlots.size(); ++j) {
+    if (!rets[j]) {
+      if (outKinds[j] == ArgKind::InOutTensor)
+        continue; // updated in place
+      return fail("returned no tensor for output " + std::to_string(j));
+    }
+    at::Tensor r = at::fromDLPack(static_cast<DLManagedTensor *>(rets[j]));
+    rets[j] = nullptr;
+    const at::Tensor &want = *outSlots[j];
+    if (r.sizes() != want.sizes() || r.scalar_type() != want.scalar_type() ||
+        r.device() != want.device())
+      return fail("returned output " + std::to_string(j) + " is " +
+                  describeTensor(r) + ", the card's is " +
+                  describeTensor(want));
+    *outSlots[j] = r;
+  }
+  if (gPyExported.size() > 512)
+    forgetPythonTensors();
+  return 0;
+}
+
 // ---- timer and launch interposers ------------------------------------------
 // The worker's timers and launches must stay CUDA's own. The submission is
 // loaded RTLD_LOCAL, so its exports cannot take over the worker's bindings,
@@ -597,7 +733,7 @@ int workerMain(int argc, char **argv);
 // the candidate's; what reaches here was thrown by the gate's own work (or,
 // in phase 'c', by the candidate's library outside the entry, e.g. its
 // static initialisers).
-int main(int argc, char **argv) {
+static int runWorker(int argc, char **argv) {
   try {
     return workerMain(argc, argv);
   } catch (const std::exception &e) {
@@ -615,6 +751,53 @@ int main(int argc, char **argv) {
            "the gate's own work failed: " + what + hint);
   }
 }
+
+#if ATREX_WORKER_PYTHON_HOST
+extern "C" __attribute__((visibility("default"))) int
+atrex_worker_python_main(int argc, char **argv, const AtrexPyHost *host) {
+  if (!host || host->abi != ATREX_PY_HOST_ABI) {
+    std::cerr << "atrex-gate-worker: the Python host's interface version "
+              << (host ? host->abi : -1) << " is not this worker's "
+              << ATREX_PY_HOST_ABI << "\n";
+    return 2;
+  }
+  gHost = host;
+  return runWorker(argc, argv);
+}
+
+extern "C" __attribute__((visibility("default"))) int
+atrex_worker_own_image(const void *data, size_t size, uint64_t *hash) {
+  if (!data || !size)
+    return 1;
+  uint64_t h = fnv1a64(data, size);
+  attr::addOwnHash(h);
+  if (hash)
+    *hash = h;
+  return 0;
+}
+
+extern "C" __attribute__((visibility("default"))) int
+atrex_worker_own_library(const char *path, char *err, size_t errSize) {
+  std::string error;
+  const char *tmp = std::getenv("TMPDIR");
+  std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") +
+                    "/atrex-cubins-" + std::to_string(fnv1a64(path, std::strlen(path)));
+  std::vector<Cubin> cubins = extractCubins(path, dir, error);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  if (!error.empty() || cubins.empty()) {
+    std::snprintf(err, errSize, "%s",
+                  (error.empty() ? std::string("no cubin in ") + path : error)
+                      .c_str());
+    return 1;
+  }
+  for (const Cubin &c : cubins)
+    attr::addOwnHash(c.hash);
+  return 0;
+}
+#else
+int main(int argc, char **argv) { return runWorker(argc, argv); }
+#endif
 
 // `atrex-gate --check`: what this process can use, as one JSON line. With
 // ATREX_GATE_NO_ATTRIBUTION=1 it tries CUPTI (the clean run's tool) instead
@@ -902,12 +1085,27 @@ int workerMain(int argc, char **argv) {
   // Load the submission.
   std::string so = job.getString("library", "");
   std::vector<SymbolBinding> bindingsBefore = timerBindings(nullptr);
-  markPhase('c'); // its static initialisers run here
-  void *handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
-  markPhase('g');
-  if (!handle)
-    finish(protocol::kFail, protocol::kStageSetup,
-           std::string("cannot load the submission: ") + dlerror());
+  void *handle = nullptr;
+  if (gHost) {
+    // A Python submission: the host imports it (its load_inline builds run
+    // here); the timer bindings are compared in the process's global scope.
+    char err[4096] = {0};
+    markPhase('c');
+    int rc = gHost->load(err, sizeof(err));
+    markPhase('g');
+    notePython();
+    if (rc != 0)
+      finish(protocol::kFail, protocol::kStageSetup,
+             std::string("cannot load the submission: ") + err);
+    handle = dlopen(nullptr, RTLD_NOW);
+  } else {
+    markPhase('c'); // its static initialisers run here
+    handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+    markPhase('g');
+    if (!handle)
+      finish(protocol::kFail, protocol::kStageSetup,
+             std::string("cannot load the submission: ") + dlerror());
+  }
   checkCandidateCuda(protocol::kStageSetup, "(its library's initialisers)");
   {
     p.integrity = Json::object();
@@ -918,7 +1116,12 @@ int workerMain(int argc, char **argv) {
       finish(protocol::kFail, protocol::kStageSetup,
              "integrity: " + suspicious);
   }
-  w.entry = reinterpret_cast<EntryFn>(dlsym(handle, "atrex_entry_v1"));
+  if (gHost) {
+    gPySpec = w.spec;
+    w.entry = pythonEntry;
+  } else {
+    w.entry = reinterpret_cast<EntryFn>(dlsym(handle, "atrex_entry_v1"));
+  }
   if (!w.entry)
     finish(protocol::kFail, protocol::kStageSetup,
            "the submission library has no atrex_entry_v1 (binding missing)");
@@ -948,6 +1151,8 @@ int workerMain(int argc, char **argv) {
       checkCandidateCuda(protocol::kStageSetup,
                          "(work left running after the previous unit)");
       markPhase('g');
+      forgetPythonTensors();
+      gPyCallSeconds.clear();
       c10::cuda::CUDACachingAllocator::emptyCache();
       c10::cuda::CUDACachingAllocator::resetPeakStats(0);
       c10::cuda::CUDACachingAllocator::resetAccumulatedStats(0);
@@ -1346,6 +1551,7 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
     double warmupMs = w.settings.getDouble("warmup_ms", 100);
     auto t0 = std::chrono::steady_clock::now();
     std::vector<double> warm;
+    gPyCallSeconds.clear();
     for (int i = 0;; ++i) {
       Args &a = sets[i % rotations];
       gateCuda(cudaEventRecord(evStart, stream), stage, "warm-up start event");
@@ -1397,6 +1603,28 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
     }
     bool hideGap = !sideStreams;
     int64_t gapSleep = w.settings.getInt("gap_sleep_cycles", 100000);
+    double pyHostMedianUs = 0;
+    if (gHost && !gPyCallSeconds.empty()) {
+      std::vector<double> hostUs;
+      for (double sec : gPyCallSeconds)
+        hostUs.push_back(sec * 1e6);
+      pyHostMedianUs = percentile(hostUs, 0.5);
+    }
+    if (gHost && pyHostMedianUs > 0 && gapSleep > 0) {
+      // A Python call spends tens of microseconds on the host before its first
+      // kernel is enqueued (argument conversion, the Python code, Triton's
+      // launcher): the sleep must outlast that, or the host overhead is timed
+      // as kernel time. 1.5x the warm-up calls' host median plus 10 us, at
+      // the SM clock (the host overhead is reported on its own:
+      // python_host_call).
+      int khz = 0;
+      if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0) != cudaSuccess ||
+          khz <= 0)
+        khz = 2000000;
+      double us = 1.5 * pyHostMedianUs + 10.0;
+      gapSleep = std::max<int64_t>(gapSleep,
+                                   static_cast<int64_t>(us * khz / 1000.0));
+    }
     perf.set("launch_gap_hidden", hideGap && gapSleep > 0);
     perf.set("gap_sleep_cycles", hideGap ? gapSleep : 0);
     perf.set("warmup_calls", static_cast<int64_t>(warm.size()));
@@ -1417,7 +1645,10 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
       perf.set("graph_skipped", !sideStreamsRuledOut
                                     ? "no attribution to rule out side streams"
                                     : "the call uses side streams");
-    else if (warmMedianUs < w.settings.getDouble("graph_below_us", 10)) {
+    else if (std::max(0.0, warmMedianUs - pyHostMedianUs) <
+             w.settings.getDouble("graph_below_us", 10)) {
+      // (Python: the warm-up's event time less its host median, an estimate
+      // of the device time that the host overhead of the call would hide.)
       try {
         auto capStream = at::cuda::getStreamFromPool();
         {
@@ -1464,6 +1695,7 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
     int64_t destroyedStreamReps = 0;
     std::string recheckReason;
     auto tTimed = std::chrono::steady_clock::now();
+    gPyCallSeconds.clear();
     for (int rep = 0; rep < maxReps; ++rep) {
       int r = rep % rotations;
       Args &a = sets[r];
@@ -1578,6 +1810,19 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
       perf.set("device_wide_error", cuptiError.substr(0, 300));
     Json clocksAfter = nvml.sample();
     meas.writeTo(perf);
+    if (gHost && !gPyCallSeconds.empty()) {
+      // The host side of each eager timed call (argument conversion, the
+      // Python call, the submission's own Python code): what a Python caller
+      // pays per call on top of the kernels (docs/gate.md).
+      std::vector<double> us;
+      for (double sec : gPyCallSeconds)
+        us.push_back(sec * 1e6);
+      Json hc = Json::object();
+      hc.set("calls", static_cast<int64_t>(us.size()));
+      hc.set("median_us", percentile(us, 0.5));
+      hc.set("p90_us", percentile(us, 0.9));
+      perf.set("python_host_call", hc);
+    }
     perf.set("destroyed_stream_reps", destroyedStreamReps);
     perf.set("rechecked", rechecked);
     perf.set("recheck_failed", recheckFailed);

@@ -436,6 +436,10 @@ int main(int argc, char **argv) {
       js.set("source", sub.source);
       js.set("operator", sub.op);
       js.set("lang", sub.lang);
+      if (sub.lang == "python") {
+        js.set("format", sub.format);
+        js.set("entry", sub.entry);
+      }
       r.set("submission", js);
       Json jp = Json::object();
       jp.set("id", prob.id);

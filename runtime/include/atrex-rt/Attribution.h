@@ -30,6 +30,10 @@ enum class Region { Gate = 0, Correctness = 1, Timed = 2 };
 bool start(const std::set<uint64_t> &ownHashes, const std::string &libraryPath,
            std::string &error);
 bool active();
+/// One more module hash counts as own from now on (modules loaded earlier keep
+/// what they were): Python submissions, whose kernels are compiled at run time
+/// (Triton, load_inline), register each before its module is loaded.
+void addOwnHash(uint64_t hash);
 
 // The calling thread is the gate's: its launches in Region::Gate are the
 // harness's own work (reference, poisoning, L2 flush) and are not attributed.

@@ -73,8 +73,15 @@ std::string compileCacheKey(const Submission &sub, const OpSpec &spec,
                             const std::string &source,
                             const std::string &hipInclude);
 
+// The cubins embedded in a library (`cuobjdump -xelf all` into `dir`), each
+// with its FNV-1a 64; sets `error` when cuobjdump fails.
+std::vector<Cubin> extractCubins(const std::string &so, const std::string &dir,
+                                 std::string &error);
+
 // Compiles (or reuses from `cacheDir`) the submission; extracts its cubins
-// with `cuobjdump -xelf all` and hashes them.
+// with `cuobjdump -xelf all` and hashes them. A Python submission is only
+// copied into the cache (`soPath` is the copy the worker imports): what it
+// compiles (load_inline, Triton) is built and attributed in the worker.
 CompileResult compileSubmission(const Submission &sub, const OpSpec &spec,
                                 const PlanSettings &settings,
                                 const std::string &cacheDir);

@@ -31,6 +31,13 @@ struct Submission {
   std::string
       expectedVerdict; // optional: checked, reported as "expected_verdict_met"
   std::vector<std::string> extraFlags; // extra nvcc flags
+  // lang "python" (docs/gate.md, "Python submissions"): how the submission is
+  // called (kernelbench: ModelNew(...).forward(*inputs) returns the outputs;
+  // gpumode: custom_kernel(inputs) returns them; entry: a function with the
+  // card's destination-passing signature) and the name called (defaults:
+  // ModelNew, custom_kernel, the operator's name).
+  std::string format;
+  std::string entry;
   std::vector<Problem> problems;
 };
 

@@ -58,6 +58,15 @@ struct BatchItem {
 /// behind) the units left go to a fresh worker, so a crash costs the unit it
 /// happened in. Records each unit's side effects and worker seconds under
 /// the run kind.
+/// What runs a Python submission's worker (docs/gate.md, "Python
+/// submissions"): the interpreter (ATREX_GATE_PYTHON, else the one whose torch
+/// the runtime was built against), the host script next to `worker` and the
+/// worker library in the build's lib/.
+struct PythonWorker {
+  std::string python, script, core;
+};
+PythonWorker pythonWorker(const std::string &worker);
+
 class WorkerRunner {
 public:
   WorkerRunner(const Plan &plan, std::string worker, std::string jobDir,

@@ -138,7 +138,12 @@ void onModuleLoaded(const Sanitizer_ResourceModuleData *md) {
   info.size = md->cubinSize;
   if (md->pCubin && md->cubinSize)
     info.hash = fnv1a64(md->pCubin, md->cubinSize);
-  info.own = ownSet.count(info.hash) != 0;
+  {
+    // Own hashes can be added while the process runs (Python submissions:
+    // addOwnHash before their first launch).
+    std::lock_guard<std::mutex> lock(mu);
+    info.own = ownSet.count(info.hash) != 0;
+  }
   Dl_info dl;
   if (md->pCubin && dladdr(md->pCubin, &dl) && dl.dli_fname)
     info.library = dl.dli_fname;
@@ -256,6 +261,14 @@ bool start(const std::set<uint64_t> &own, const std::string &libraryPath,
 }
 
 bool active() { return isActive; }
+void addOwnHash(uint64_t hash) {
+#if ATREX_HAVE_SANITIZER
+  std::lock_guard<std::mutex> lock(mu);
+  ownSet.insert(hash);
+#else
+  (void)hash;
+#endif
+}
 void setGateThread() { gateThread = std::this_thread::get_id(); }
 void setRegion(Region r) { region.store(static_cast<int>(r)); }
 

@@ -154,9 +154,8 @@ std::string computeSanitizerPath() {
   return toolPath("ATREX_COMPUTE_SANITIZER", "compute-sanitizer");
 }
 
-static std::vector<Cubin> extractCubins(const std::string &so,
-                                        const std::string &dir,
-                                        std::string &error) {
+std::vector<Cubin> extractCubins(const std::string &so, const std::string &dir,
+                                 std::string &error) {
   std::vector<Cubin> out;
   fs::create_directories(dir);
   Limits lim;
@@ -183,6 +182,8 @@ static std::vector<Cubin> extractCubins(const std::string &so,
 }
 
 static std::string submissionCopyName(const Submission &sub) {
+  if (sub.lang == "python")
+    return "submission.py";
   return sub.lang == "hip" ? "submission.hip" : "submission.cu";
 }
 
@@ -263,6 +264,46 @@ std::string compileCacheKey(const Submission &sub, const OpSpec &spec,
   return hashHex(fnv1a64(keyText.data(), keyText.size()));
 }
 
+// A Python submission: its copy in the cache, under a key of its source, the
+// format and the entry (the worker imports the copy; its path is the one
+// Triton's kernels must come from to count as own).
+static CompileResult
+stagePythonSubmission(const Submission &sub, const std::string &source,
+                      const std::string &cacheDir,
+                      std::chrono::steady_clock::time_point t0) {
+  CompileResult res;
+  std::string keyText = source + "\n--\npython " + sub.format + " " +
+                        sub.entry + "\n--\n" ATREX_RT_TORCH_VERSION;
+  res.key = hashHex(fnv1a64(keyText.data(), keyText.size()));
+  res.dir = (fs::path(cacheDir) / res.key).string();
+  res.soPath = (fs::path(res.dir) / submissionCopyName(sub)).string();
+  res.command = "(python " + sub.format +
+                ": imported by the worker, which builds its load_inline "
+                "extensions and Triton kernels)";
+  std::error_code ec;
+  if (fs::exists(res.soPath)) {
+    res.ok = res.cached = true;
+    return res;
+  }
+  fs::create_directories(cacheDir, ec);
+  std::string tmpl = res.dir + ".tmp.XXXXXX";
+  if (!mkdtemp(tmpl.data())) {
+    res.reason = "cannot create a scratch directory '" + tmpl +
+                 "' in the compile cache: " + std::strerror(errno);
+    res.internalError = true;
+    return res;
+  }
+  writeFile((fs::path(tmpl) / submissionCopyName(sub)).string(), source);
+  fs::rename(tmpl, res.dir, ec);
+  if (ec)
+    fs::remove_all(tmpl, ec); // published by another thread first
+  res.ok = true;
+  res.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
+  return res;
+}
+
 CompileResult compileSubmission(const Submission &sub, const OpSpec &spec,
                                 const PlanSettings &settings,
                                 const std::string &cacheDir) {
@@ -275,6 +316,8 @@ CompileResult compileSubmission(const Submission &sub, const OpSpec &spec,
     res.reason = e.what();
     return res;
   }
+  if (sub.lang == "python")
+    return stagePythonSubmission(sub, source, cacheDir, t0);
   std::string hipInclude;
   if (sub.lang == "hip") {
     std::string why;

@@ -186,7 +186,7 @@ Plan parsePlan(const Json &j, const std::string &path) {
       std::string where = "submissions[" + std::to_string(i) + "]";
       checkObjectKeys(js,
                       {"name", "source", "operator", "lang", "expected_verdict",
-                       "nvcc_flags", "problems"},
+                       "nvcc_flags", "format", "entry", "problems"},
                       path, where);
       Submission sub;
       sub.source = js.getString("source", "");
@@ -205,8 +205,32 @@ Plan parsePlan(const Json &j, const std::string &path) {
                   "unknown operator '" + sub.op +
                       "' (known: " + knownOpNames() + ")");
       sub.lang = js.getString("lang", "cuda");
-      if (sub.lang != "cuda" && sub.lang != "hip")
-        planError(path, where, "lang must be 'cuda' or 'hip'");
+      if (sub.lang != "cuda" && sub.lang != "hip" && sub.lang != "python")
+        planError(path, where, "lang must be 'cuda', 'hip' or 'python'");
+      if (sub.lang == "python") {
+        sub.format = js.getString("format", "kernelbench");
+        if (sub.format == "kernelbench")
+          sub.entry = "ModelNew";
+        else if (sub.format == "gpumode")
+          sub.entry = "custom_kernel";
+        else if (sub.format == "entry")
+          sub.entry = sub.op;
+        else
+          planError(path, where + ".format",
+                    "'" + sub.format +
+                        "' is not a Python submission format (kernelbench, "
+                        "gpumode or entry)");
+        sub.entry = js.getString("entry", sub.entry);
+        if (sub.entry.empty())
+          planError(path, where + ".entry", "must not be empty");
+        if (js.get("nvcc_flags"))
+          planError(path, where + ".nvcc_flags",
+                    "is for C++ submissions (a Python submission passes its "
+                    "flags to load_inline)");
+      } else if (js.get("format") || js.get("entry")) {
+        planError(path, where,
+                  "'format' and 'entry' are for lang 'python' submissions");
+      }
       sub.expectedVerdict = js.getString("expected_verdict", "");
       if (const Json *f = js.get("nvcc_flags"))
         for (const Json &flag : f->asArray())

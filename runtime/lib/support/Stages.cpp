@@ -9,9 +9,11 @@
 #include "atrex-rt/Stage.h"
 
 #include "atrex-rt/Compare.h"
+#include "atrex-rt/Config.h"
 #include "atrex-rt/OpSpecs.h"
 #include "atrex-rt/Protocol.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -154,6 +156,16 @@ int64_t memcheckPaddingBytes(const std::string &tool) {
 
 } // namespace
 
+PythonWorker pythonWorker(const std::string &worker) {
+  PythonWorker p;
+  fs::path bin = fs::path(worker).parent_path();
+  const char *py = std::getenv("ATREX_GATE_PYTHON");
+  p.python = py && *py ? py : ATREX_RT_PYTHON;
+  p.script = (bin / "atrex_gate_worker.py").string();
+  p.core = (bin.parent_path() / "lib" / "libatrex-gate-worker-py.so").string();
+  return p;
+}
+
 WorkerRunner::WorkerRunner(const Plan &plan, std::string worker,
                            std::string jobDir, std::string cacheDir)
     : plan_(plan), worker_(std::move(worker)), jobDir_(std::move(jobDir)),
@@ -237,8 +249,36 @@ WorkerRunner::run(const std::string &runKind, const CompileResult &cr,
     env["PYTORCH_KERNEL_CACHE_PATH"] =
         (fs::path(cacheDir_) / "jit" / "torch").string();
     std::vector<std::string> argvW = wrapper;
-    for (const std::string &a : {worker_, std::string("--job"), jobPath})
-      argvW.push_back(a);
+    if (sub.lang == "python") {
+      // Python submissions: the same worker as a library in a Python process
+      // (runtime/python/atrex_gate_worker.py, include/atrex-rt/PythonHost.h),
+      // its Triton and extension caches the gate's like the JIT caches above.
+      PythonWorker py = pythonWorker(worker_);
+      for (const std::string &a :
+           {py.python, py.script, std::string("--core"), py.core,
+            std::string("--source"), cr.soPath, std::string("--format"),
+            sub.format, std::string("--entry"), sub.entry})
+        argvW.push_back(a);
+      // One directory per submission: a submission cannot plant a build or
+      // a Triton cache entry that another one would load.
+      env["TRITON_CACHE_DIR"] =
+          (fs::path(cacheDir_) / "jit" / "triton" / cr.key).string();
+      env["TORCH_EXTENSIONS_DIR"] =
+          (fs::path(cacheDir_) / "jit" / "torch_extensions" / cr.key).string();
+      // load_inline builds for the plan's architecture (sm_90 -> 9.0).
+      std::string arch = plan_.settings.arch;
+      if (arch.rfind("sm_", 0) == 0 && arch.size() >= 5)
+        env["TORCH_CUDA_ARCH_LIST"] =
+            arch.substr(3, arch.size() - 4) + "." + arch.substr(arch.size() - 1);
+      env["PYTHONDONTWRITEBYTECODE"] = "1";
+      env["PYTHONNOUSERSITE"] = "1";
+      env["CUDA_MODULE_LOADING"] = "LAZY";
+      argvW.push_back("--job");
+      argvW.push_back(jobPath);
+    } else {
+      for (const std::string &a : {worker_, std::string("--job"), jobPath})
+        argvW.push_back(a);
+    }
     Limits l = lim_;
     if (wallSeconds > 0)
       l.wallSeconds = wallSeconds;
@@ -362,7 +402,8 @@ public:
       r.set("child", run.child.toJson());
       if (run.haveReport)
         for (const char *key : {"env", "correctness", "performance",
-                                "attribution", "gpu_memory", "integrity"})
+                                "attribution", "gpu_memory", "integrity",
+                                "python"})
           if (const Json *v = run.report.get(key))
             r.set(key, *v);
       st.take(outcomeOf(run));

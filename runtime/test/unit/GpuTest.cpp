@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <set>
 #include <vector>
 
 using namespace atrex::rt;
@@ -371,4 +372,62 @@ TEST(GpuGate, IntegrityChecks) {
        !ec && it != end; it.increment(ec))
     EXPECT_EQ(it->path().string().find(".tampered"), std::string::npos)
         << it->path();
+}
+
+// Issue 18: Python submissions (examples/gate/python/plan.json): Triton and
+// load_inline kernels own by content hash, torch and cuBLAS kernels foreign,
+// the host-side cheats caught, the Python call overhead reported apart from
+// the kernel time.
+TEST(GpuGate, PythonSubmissions) {
+  REQUIRE_GPU();
+  std::vector<Json> rs = runGatePlan(
+      ATREX_SOURCE_DIR "/../examples/gate/python/plan.json", "python");
+  ASSERT_EQ(rs.size(), 10u);
+  for (const Json &r : rs) {
+    EXPECT_TRUE(r.getBool("expected_verdict_met", false)) << r.dump();
+    EXPECT_EQ(r.get("submission")->getString("lang", ""), "python");
+    ASSERT_NE(r.get("python"), nullptr) << r.dump();
+  }
+  auto name = [](const Json &r) {
+    return r.get("submission")->getString("name", "");
+  };
+  for (const Json &r : rs) {
+    std::string n = name(r);
+    const Json *perf = r.get("performance");
+    if (r.getString("status", "") == "pass") {
+      ASSERT_NE(perf, nullptr) << r.dump();
+      ASSERT_NE(perf->get("python_host_call"), nullptr) << r.dump();
+      EXPECT_GT(perf->get("python_host_call")->getDouble("median_us", 0), 0);
+    }
+    if (n.find("triton") != std::string::npos &&
+        r.getString("verdict", "") == "adopted") {
+      // Every own Triton kernel was registered by its cubin's hash, and the
+      // attributed own launches came from a module with that hash.
+      std::set<std::string> hashes;
+      for (const Json &k :
+           r.get("python")->get("triton")->get("kernels")->asArray())
+        if (k.getBool("own", false))
+          hashes.insert(k.getString("fnv1a64", ""));
+      ASSERT_FALSE(hashes.empty()) << r.dump();
+      for (const Json &k : r.get("attribution")->get("kernels")->asArray())
+        if (k.getBool("own", false))
+          EXPECT_TRUE(hashes.count(k.getString("module_fnv1a64", "")))
+              << k.dump();
+    }
+  }
+  // load_inline: the built library's cubins are own.
+  EXPECT_EQ(rs[4].getString("verdict", ""), "adopted") << rs[4].dump();
+  const Json &li = rs[4].get("python")->get("load_inline")->asArray().at(0);
+  EXPECT_TRUE(li.getBool("own", false)) << li.dump();
+  // Triton + torch.matmul: fallback naming cuBLAS's kernel.
+  const Json &mm = rs[7];
+  EXPECT_EQ(name(mm), "gemm_bf16_triton_matmul");
+  EXPECT_EQ(mm.getString("verdict", ""), "fallback");
+  std::string foreign = mm.get("attribution")->get("foreign_kernels")->dump();
+  EXPECT_NE(foreign.find("libcublas"), std::string::npos) << foreign;
+  // The host-side cheat: ghost replay; the stale cache: correctness.
+  EXPECT_EQ(rs[8].getString("verdict", ""), "suspicious") << rs[8].dump();
+  EXPECT_NE(rs[9].getString("reason", "").find("same-buffers-new-contents"),
+            std::string::npos)
+      << rs[9].dump();
 }
