@@ -45,8 +45,8 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <execinfo.h>
-#include <filesystem>
 #include <fcntl.h>
+#include <filesystem>
 #include <iostream>
 #include <link.h>
 #include <random>
@@ -780,15 +780,15 @@ extern "C" __attribute__((visibility("default"))) int
 atrex_worker_own_library(const char *path, char *err, size_t errSize) {
   std::string error;
   const char *tmp = std::getenv("TMPDIR");
-  std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") +
-                    "/atrex-cubins-" + std::to_string(fnv1a64(path, std::strlen(path)));
+  std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/atrex-cubins-" +
+                    std::to_string(fnv1a64(path, std::strlen(path)));
   std::vector<Cubin> cubins = extractCubins(path, dir, error);
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
   if (!error.empty() || cubins.empty()) {
-    std::snprintf(err, errSize, "%s",
-                  (error.empty() ? std::string("no cubin in ") + path : error)
-                      .c_str());
+    std::snprintf(
+        err, errSize, "%s",
+        (error.empty() ? std::string("no cubin in ") + path : error).c_str());
     return 1;
   }
   for (const Cubin &c : cubins)
@@ -1618,12 +1618,13 @@ void runUnit(Worker &w, Process &p, const UnitJob &u) {
       // the SM clock (the host overhead is reported on its own:
       // python_host_call).
       int khz = 0;
-      if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0) != cudaSuccess ||
+      if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0) !=
+              cudaSuccess ||
           khz <= 0)
         khz = 2000000;
       double us = 1.5 * pyHostMedianUs + 10.0;
-      gapSleep = std::max<int64_t>(gapSleep,
-                                   static_cast<int64_t>(us * khz / 1000.0));
+      gapSleep =
+          std::max<int64_t>(gapSleep, static_cast<int64_t>(us * khz / 1000.0));
     }
     perf.set("launch_gap_hidden", hideGap && gapSleep > 0);
     perf.set("gap_sleep_cycles", hideGap ? gapSleep : 0);

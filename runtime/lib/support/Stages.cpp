@@ -268,8 +268,8 @@ WorkerRunner::run(const std::string &runKind, const CompileResult &cr,
       // load_inline builds for the plan's architecture (sm_90 -> 9.0).
       std::string arch = plan_.settings.arch;
       if (arch.rfind("sm_", 0) == 0 && arch.size() >= 5)
-        env["TORCH_CUDA_ARCH_LIST"] =
-            arch.substr(3, arch.size() - 4) + "." + arch.substr(arch.size() - 1);
+        env["TORCH_CUDA_ARCH_LIST"] = arch.substr(3, arch.size() - 4) + "." +
+                                      arch.substr(arch.size() - 1);
       env["PYTHONDONTWRITEBYTECODE"] = "1";
       env["PYTHONNOUSERSITE"] = "1";
       env["CUDA_MODULE_LOADING"] = "LAZY";
@@ -401,9 +401,9 @@ public:
       const WorkerRun &run = runs[k];
       r.set("child", run.child.toJson());
       if (run.haveReport)
-        for (const char *key : {"env", "correctness", "performance",
-                                "attribution", "gpu_memory", "integrity",
-                                "python"})
+        for (const char *key :
+             {"env", "correctness", "performance", "attribution", "gpu_memory",
+              "integrity", "python"})
           if (const Json *v = run.report.get(key))
             r.set(key, *v);
       st.take(outcomeOf(run));

@@ -382,7 +382,7 @@ TEST(GpuGate, PythonSubmissions) {
   REQUIRE_GPU();
   std::vector<Json> rs = runGatePlan(
       ATREX_SOURCE_DIR "/../examples/gate/python/plan.json", "python");
-  ASSERT_EQ(rs.size(), 10u);
+  ASSERT_EQ(rs.size(), 11u);
   for (const Json &r : rs) {
     EXPECT_TRUE(r.getBool("expected_verdict_met", false)) << r.dump();
     EXPECT_EQ(r.get("submission")->getString("lang", ""), "python");
@@ -430,4 +430,13 @@ TEST(GpuGate, PythonSubmissions) {
   EXPECT_NE(rs[9].getString("reason", "").find("same-buffers-new-contents"),
             std::string::npos)
       << rs[9].dump();
+  // Device code shipped in the file and loaded from bytes: foreign.
+  EXPECT_EQ(rs[10].getString("verdict", ""), "fallback") << rs[10].dump();
+  EXPECT_NE(rs[10]
+                .get("attribution")
+                ->get("foreign_kernels")
+                ->dump()
+                .find("silu_and_mul_ptx"),
+            std::string::npos)
+      << rs[10].dump();
 }

@@ -1425,8 +1425,7 @@ TEST(AtrexRef, ValidateFindsConstantOutputsAndGoesOn) {
 namespace {
 std::string pythonPlanError(const std::string &submission) {
   try {
-    parsePlan(Json::parse(R"({"submissions":[)" + submission + "]}"),
-              "p.json");
+    parsePlan(Json::parse(R"({"submissions":[)" + submission + "]}"), "p.json");
   } catch (const std::exception &e) {
     return e.what();
   }
@@ -1436,38 +1435,58 @@ std::string pythonPlanError(const std::string &submission) {
 
 TEST(PythonSubmission, PlanFieldsAreChecked) {
   const std::string probs = R"("problems":[{"shape":{"T":1,"H":64}}])";
-  EXPECT_EQ(pythonPlanError(R"({"source":"a.py","operator":"rms_norm","lang":"python",)" + probs + "}"), "");
+  EXPECT_EQ(pythonPlanError(
+                R"({"source":"a.py","operator":"rms_norm","lang":"python",)" +
+                probs + "}"),
+            "");
   Plan p = parsePlan(
       Json::parse(R"({"submissions":[{"source":"a.py","operator":"rms_norm",)"
-                  R"("lang":"python","format":"entry",)" + probs + "}]}"),
+                  R"("lang":"python","format":"entry",)" +
+                  probs + "}]}"),
       "p.json");
   EXPECT_EQ(p.submissions[0].format, "entry");
   EXPECT_EQ(p.submissions[0].entry, "rms_norm"); // the operator's name
-  p = parsePlan(Json::parse(R"({"submissions":[{"source":"a.py","operator":"rms_norm",)"
-                            R"("lang":"python",)" + probs + "}]}"),
-                "p.json");
+  p = parsePlan(
+      Json::parse(R"({"submissions":[{"source":"a.py","operator":"rms_norm",)"
+                  R"("lang":"python",)" +
+                  probs + "}]}"),
+      "p.json");
   EXPECT_EQ(p.submissions[0].format, "kernelbench");
   EXPECT_EQ(p.submissions[0].entry, "ModelNew");
-  EXPECT_NE(pythonPlanError(R"({"source":"a.py","operator":"rms_norm","lang":"python","format":"triton",)" + probs + "}")
-                .find("p.json: submissions[0].format: 'triton' is not a Python submission format"),
-            std::string::npos);
-  EXPECT_NE(pythonPlanError(R"({"source":"a.py","operator":"rms_norm","lang":"python","nvcc_flags":["-O3"],)" + probs + "}")
-                .find("submissions[0].nvcc_flags: is for C++ submissions"),
-            std::string::npos);
-  EXPECT_NE(pythonPlanError(R"({"source":"a.cu","operator":"rms_norm","format":"gpumode",)" + probs + "}")
-                .find("'format' and 'entry' are for lang 'python' submissions"),
-            std::string::npos);
-  EXPECT_NE(pythonPlanError(R"({"source":"a.py","operator":"rms_norm","lang":"python","entry":"",)" + probs + "}")
-                .find("submissions[0].entry: must not be empty"),
-            std::string::npos);
+  EXPECT_NE(
+      pythonPlanError(
+          R"({"source":"a.py","operator":"rms_norm","lang":"python","format":"triton",)" +
+          probs + "}")
+          .find("p.json: submissions[0].format: 'triton' is not a Python "
+                "submission format"),
+      std::string::npos);
+  EXPECT_NE(
+      pythonPlanError(
+          R"({"source":"a.py","operator":"rms_norm","lang":"python","nvcc_flags":["-O3"],)" +
+          probs + "}")
+          .find("submissions[0].nvcc_flags: is for C++ submissions"),
+      std::string::npos);
+  EXPECT_NE(
+      pythonPlanError(
+          R"({"source":"a.cu","operator":"rms_norm","format":"gpumode",)" +
+          probs + "}")
+          .find("'format' and 'entry' are for lang 'python' submissions"),
+      std::string::npos);
+  EXPECT_NE(
+      pythonPlanError(
+          R"({"source":"a.py","operator":"rms_norm","lang":"python","entry":"",)" +
+          probs + "}")
+          .find("submissions[0].entry: must not be empty"),
+      std::string::npos);
 }
 
 // The host script's formats, DLPack hand-over and own-source rules, on the
 // CPU (runtime/python/test_atrex_gate_worker.py) with the interpreter whose
 // torch the runtime links.
 TEST(PythonSubmission, HostScriptOnTheCpu) {
-  Out o = sh(std::string("'") + ATREX_RT_PYTHON + "' -m unittest discover -s '" +
-             ATREX_RT_SOURCE_DIR + "/python' -p 'test_*.py'");
+  Out o =
+      sh(std::string("'") + ATREX_RT_PYTHON + "' -m unittest discover -s '" +
+         ATREX_RT_SOURCE_DIR + "/python' -p 'test_*.py'");
   EXPECT_EQ(o.status, 0) << o.text;
   EXPECT_NE(o.text.find("\nOK"), std::string::npos) << o.text;
 }
@@ -1478,20 +1497,22 @@ TEST(PythonSubmission, HostScriptOnTheCpu) {
 // error; the staged copy of the submission is in the compile cache.
 TEST(PythonSubmission, GateStartsThePythonWorker) {
   std::string d = tmp("gate-python");
-  std::ofstream(d + "/sub.py") << "def custom_kernel(data):\n    return data[0]\n";
+  std::ofstream(d + "/sub.py")
+      << "def custom_kernel(data):\n    return data[0]\n";
   std::ofstream(d + "/plan.json")
       << R"({"schema":"atrex-gate-plan/1","settings":{"problem_s":60,"read_only_view":false},
             "submissions":[{"source":"sub.py","operator":"rms_norm","lang":"python","format":"gpumode",
             "problems":[{"shape":{"T":1,"H":64}}]}]})";
-  Out o = sh("CUDA_VISIBLE_DEVICES= " + kGate + " --cache " + d + "/cache --plan " + d +
-             "/plan.json --out " + d + "/r.jsonl");
+  Out o = sh("CUDA_VISIBLE_DEVICES= " + kGate + " --cache " + d +
+             "/cache --plan " + d + "/plan.json --out " + d + "/r.jsonl");
   std::ifstream in(d + "/r.jsonl");
   std::string line;
   ASSERT_TRUE(std::getline(in, line)) << o.text;
   Json r = Json::parse(line);
   EXPECT_EQ(r.getString("status", ""), "error") << line;
   EXPECT_EQ(r.getString("stage", ""), "setup") << line;
-  EXPECT_EQ(r.getString("reason", ""), "no CUDA device visible to the worker") << line;
+  EXPECT_EQ(r.getString("reason", ""), "no CUDA device visible to the worker")
+      << line;
   EXPECT_EQ(r.get("submission")->getString("lang", ""), "python") << line;
   // Reported by the worker library itself (its stage clock), not a spawn
   // failure.

@@ -1659,6 +1659,14 @@ Ref PythonModelBuilder::resolve(PyNode N, FnState &St) {
       }
       if (cupyReturnsArray(Q))
         return Ref::of(Ref::CupyArray);
+      // A library ctypes loaded: its functions are named after the loader
+      // (`lib = ctypes.CDLL("libcuda.so.1"); lib.cuModuleLoadData(...)` is
+      // `ctypes::CDLL::cuModuleLoadData`), so the policy's patterns on
+      // driver functions (`*::cuModuleLoad*`) see calls through the handle.
+      if (Q == "ctypes.CDLL" || Q == "ctypes.PyDLL" || Q == "ctypes.WinDLL" ||
+          Q == "ctypes.OleDLL" || Q == "ctypes.cdll.LoadLibrary" ||
+          Q == "ctypes.pydll.LoadLibrary")
+        return Ref::of(Ref::Qualified, "ctypes.CDLL");
       // `functools.partial(f, ...)` calls f.
       if (Q == "functools.partial") {
         PyNode Args = N.field("arguments");
