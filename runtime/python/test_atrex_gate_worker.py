@@ -19,7 +19,7 @@ import atrex_gate_worker as w  # noqa: E402
 import torch  # noqa: E402
 from torch.utils.dlpack import from_dlpack, to_dlpack  # noqa: E402
 
-# rms_norm's card: (out, x, w, eps)
+# an RMS-norm card: (out, x, w, eps)
 RMS_KINDS = [w.OUT, w.TENSOR, w.TENSOR, w.DOUBLE]
 
 
@@ -81,8 +81,8 @@ class Formats(unittest.TestCase):
         self.assertTrue(torch.all(got[0] == 0.5))
 
     def test_entry_writes_its_outputs(self):
-        s = self.load("entry", "rms_norm", """
-            def rms_norm(out, x, w, eps):
+        s = self.load("entry", "norm_entry", """
+            def norm_entry(out, x, w, eps):
                 out.copy_(x)
             """)
         out = torch.empty_like(self.x)
@@ -91,7 +91,7 @@ class Formats(unittest.TestCase):
         self.assertFalse(s.returns_outputs())
 
     def test_in_place_operator_may_return_none(self):
-        # fused_add_rms_norm: (x inout, residual inout, w, eps)
+        # an in/out card: (x inout, residual inout, w, eps)
         s = self.load("kernelbench", "ModelNew", """
             class ModelNew:
                 def __call__(self, x, r, w, eps):
@@ -172,9 +172,9 @@ class HostInterface(unittest.TestCase):
         self.assertTrue(torch.equal(out, x * 2))
 
     def test_cached_tensors_are_the_same_storage(self):
-        host = self.host("entry", "rms_norm", """
+        host = self.host("entry", "norm_entry", """
             seen = []
-            def rms_norm(out, x, w, eps):
+            def norm_entry(out, x, w, eps):
                 seen.append(x.data_ptr())
                 out.fill_(eps)
             """)
