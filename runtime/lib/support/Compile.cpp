@@ -264,6 +264,22 @@ std::string compileCacheKey(const Submission &sub, const OpSpec &spec,
   return hashHex(fnv1a64(keyText.data(), keyText.size()));
 }
 
+// A scratch directory beside the cache entry `res.dir` (published later with
+// one rename); "" with `res` marked as the gate's error when none can be made.
+static std::string makeScratchDir(const std::string &cacheDir,
+                                  CompileResult &res) {
+  std::error_code ec;
+  fs::create_directories(cacheDir, ec);
+  std::string tmpl = res.dir + ".tmp.XXXXXX";
+  if (!mkdtemp(tmpl.data())) {
+    res.reason = "cannot create a scratch directory '" + tmpl +
+                 "' in the compile cache: " + std::strerror(errno);
+    res.internalError = true;
+    return "";
+  }
+  return tmpl;
+}
+
 // A Python submission: its copy in the cache, under a key of its source, the
 // format and the entry (the worker imports the copy; its path is the one
 // Triton's kernels must come from to count as own).
@@ -285,14 +301,9 @@ stagePythonSubmission(const Submission &sub, const std::string &source,
     res.ok = res.cached = true;
     return res;
   }
-  fs::create_directories(cacheDir, ec);
-  std::string tmpl = res.dir + ".tmp.XXXXXX";
-  if (!mkdtemp(tmpl.data())) {
-    res.reason = "cannot create a scratch directory '" + tmpl +
-                 "' in the compile cache: " + std::strerror(errno);
-    res.internalError = true;
+  std::string tmpl = makeScratchDir(cacheDir, res);
+  if (tmpl.empty())
     return res;
-  }
   writeFile((fs::path(tmpl) / submissionCopyName(sub)).string(), source);
   fs::rename(tmpl, res.dir, ec);
   if (ec)
@@ -361,14 +372,9 @@ CompileResult compileSubmission(const Submission &sub, const OpSpec &spec,
   // directory per pid let one remove the other's files (issue 15; test
   // AtrexGate.ParallelCompilesOfOneSourceEachSucceed).
   std::error_code ec;
-  fs::create_directories(cacheDir, ec);
-  std::string tmpl = res.dir + ".tmp.XXXXXX";
-  if (!mkdtemp(tmpl.data())) {
-    res.reason = "cannot create a scratch directory '" + tmpl +
-                 "' in the compile cache: " + std::strerror(errno);
-    res.internalError = true;
+  std::string tmpl = makeScratchDir(cacheDir, res);
+  if (tmpl.empty())
     return res;
-  }
   std::string tmp = tmpl;
   std::string subCopy = (fs::path(tmp) / submissionCopyName(sub)).string();
   std::string bindingPath = (fs::path(tmp) / "binding.cu").string();
