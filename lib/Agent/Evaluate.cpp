@@ -8,10 +8,13 @@
 #include "atrex-rt/Protocol.h"
 #include "atrex/Agent/Process.h"
 #include "atrex/Score/Score.h"
+#include "atrex/Suite/Suite.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 
 namespace protocol = atrex::rt::protocol;
 
@@ -66,6 +69,29 @@ Error parseGateResult(StringRef Line, Evaluation &E) {
   return Error::success();
 }
 
+std::string lintCacheFile(StringRef CacheDir, StringRef Source,
+                          StringRef Operator) {
+  SmallString<256> F(CacheDir);
+  sys::path::append(F, suite::sha256Hex(Source) + "." + Operator + ".json");
+  return std::string(F);
+}
+
+Error storeLintCache(StringRef CacheFile, StringRef Report) {
+  StringRef Dir = sys::path::parent_path(CacheFile);
+  if (std::error_code EC = sys::fs::create_directories(Dir))
+    return createStringError(EC,
+                             "cannot create '" + Dir + "': " + EC.message());
+  // Written whole, then renamed: a reader never sees half a report.
+  std::string Tmp =
+      (CacheFile + ".tmp" + Twine(sys::Process::getProcessId())).str();
+  if (Error E = writeFile(Tmp, Report))
+    return E;
+  if (std::error_code EC = sys::fs::rename(Tmp, CacheFile))
+    return createStringError(EC, "cannot rename '" + Tmp + "' to '" +
+                                     CacheFile + "': " + EC.message());
+  return Error::success();
+}
+
 static std::string firstLine(StringRef Text) {
   return Text.trim().split('\n').first.str();
 }
@@ -77,30 +103,58 @@ Expected<Evaluation> evaluate(const Problem &P, StringRef SourceFile,
     return createStringError(EC,
                              "cannot create '" + Dir + "': " + EC.message());
   Evaluation E;
-  // Static verdict.
+  // Static verdict: from the lint cache (keyed by the source's SHA-256 and
+  // the entry) when it has it, else from atrex-lint (then cached).
   std::string LintOut = (Dir + "/lint.json").str();
   std::string LintErr = (Dir + "/lint.err").str();
-  ProcessResult L =
-      runProcess(O.LintPath,
-                 {"atrex-lint", "--format=json", "--mode=submission",
-                  "--entry=" + P.Operator, SourceFile.str()},
-                 {}, LintOut, LintErr, O.LintTimeoutS);
-  auto LintText = readFile(LintOut);
-  if (!L.ExitStatus || *L.ExitStatus == 64 || !LintText) {
-    std::string Why = !L.ExitStatus ? L.Error
-                      : !LintText   ? toString(LintText.takeError())
-                                    : "usage or input error";
-    if (LintText)
-      consumeError(LintText.takeError());
-    if (auto Err = readFile(LintErr); Err && !StringRef(*Err).trim().empty())
-      Why += ": " + tail(*Err, 2, 300);
-    else if (!Err)
-      consumeError(Err.takeError());
+  auto Source = readFile(SourceFile);
+  if (!Source)
+    return Source.takeError();
+  std::string CacheFile = O.LintCache.empty()
+                              ? std::string()
+                              : lintCacheFile(O.LintCache, *Source, P.Operator);
+  if (!CacheFile.empty() && sys::fs::exists(CacheFile)) {
+    auto Text = readFile(CacheFile);
+    if (!Text)
+      return Text.takeError();
+    if (Error Err = writeFile(LintOut, *Text))
+      return std::move(Err);
+    E.LintCached = true;
+    if (Error Err = parseLintReport(*Text, E)) {
+      E.LintVerdict = protocol::kError;
+      E.LintError = CacheFile + ": " + toString(std::move(Err));
+    }
+  } else if (O.LintPath.empty()) {
     E.LintVerdict = protocol::kError;
-    E.LintError = "atrex-lint: " + Why;
-  } else if (Error Err = parseLintReport(*LintText, E)) {
-    E.LintVerdict = protocol::kError;
-    E.LintError = LintOut + ": " + toString(std::move(Err));
+    E.LintError = "atrex-lint: not found, and the source is not in the lint "
+                  "cache '" +
+                  O.LintCache + "'";
+  } else {
+    ProcessResult L =
+        runProcess(O.LintPath,
+                   {"atrex-lint", "--format=json", "--mode=submission",
+                    "--entry=" + P.Operator, SourceFile.str()},
+                   {}, LintOut, LintErr, O.LintTimeoutS);
+    auto LintText = readFile(LintOut);
+    if (!L.ExitStatus || *L.ExitStatus == 64 || !LintText) {
+      std::string Why = !L.ExitStatus ? L.Error
+                        : !LintText   ? toString(LintText.takeError())
+                                      : "usage or input error";
+      if (LintText)
+        consumeError(LintText.takeError());
+      if (auto Err = readFile(LintErr); Err && !StringRef(*Err).trim().empty())
+        Why += ": " + tail(*Err, 2, 300);
+      else if (!Err)
+        consumeError(Err.takeError());
+      E.LintVerdict = protocol::kError;
+      E.LintError = "atrex-lint: " + Why;
+    } else if (Error Err = parseLintReport(*LintText, E)) {
+      E.LintVerdict = protocol::kError;
+      E.LintError = LintOut + ": " + toString(std::move(Err));
+    } else if (!CacheFile.empty()) {
+      if (Error Err = storeLintCache(CacheFile, *LintText))
+        return std::move(Err);
+    }
   }
 
   if (O.NoGate) {
@@ -256,7 +310,8 @@ json::Object toJSON(const Evaluation &E) {
   return json::Object{{"lint", json::Object{{"verdict", E.LintVerdict},
                                             {"reasons", array(E.LintReasons)},
                                             {"errors", array(E.LintErrors)},
-                                            {"error", optString(E.LintError)}}},
+                                            {"error", optString(E.LintError)},
+                                            {"cached", E.LintCached}}},
                       {"gate", std::move(Gate)},
                       {"s", optNumber(E.S)},
                       {"s_time", optNumber(E.STime)}};
@@ -275,6 +330,7 @@ Expected<Evaluation> evaluationFromJSON(const json::Object &O) {
   E.LintReasons = strings(Lint->getArray("reasons"));
   E.LintErrors = strings(Lint->getArray("errors"));
   E.LintError = Lint->getString("error").value_or("").str();
+  E.LintCached = Lint->getBoolean("cached").value_or(false);
   E.Measured = Gate->getBoolean("measured").value_or(false);
   if (E.Measured) {
     auto Status = Gate->getString("status");

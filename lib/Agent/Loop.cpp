@@ -318,6 +318,8 @@ struct Runner {
                      {"context", C.ContextFile}};
     if (!Cand->TokensError.empty())
       Rec["tokens_error"] = Cand->TokensError;
+    if (!Cand->Detail.empty())
+      Rec["detail"] = json::Value(json::Object(Cand->Detail));
     if (!Cand->Source) {
       Rec["hash"] = nullptr;
       Rec["file"] = nullptr;

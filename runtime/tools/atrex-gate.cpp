@@ -2,7 +2,7 @@
 //
 //   atrex-gate --plan PLAN.json --out RESULTS.jsonl [--shard i/n] [--resume]
 //              [--jobs N] [--compile-only] [--cache DIR] [--worker PATH]
-//              [--worker-per-unit] [--quiet]
+//              [--worker-per-unit] [--device-lock FILE] [--quiet]
 //
 // --resume skips the units that already have a result line in RESULTS.jsonl
 // (same unit index, submission and problem; "error" lines are run again), so
@@ -28,6 +28,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -163,11 +164,12 @@ int runCheck(const std::string &worker) {
   return missing.empty() ? 0 : 1;
 }
 
-const char *const kUsage = "usage: atrex-gate --plan PLAN.json --out "
-                           "RESULTS.jsonl [--shard i/n] [--resume] [--jobs N]\n"
-                           "                  [--compile-only] [--cache DIR] "
-                           "[--worker PATH] [--worker-per-unit] [--quiet]\n"
-                           "       atrex-gate --check [--worker PATH]\n";
+const char *const kUsage =
+    "usage: atrex-gate --plan PLAN.json --out "
+    "RESULTS.jsonl [--shard i/n] [--resume] [--jobs N]\n"
+    "                  [--compile-only] [--cache DIR] "
+    "[--worker PATH] [--worker-per-unit] [--device-lock FILE] [--quiet]\n"
+    "       atrex-gate --check [--worker PATH]\n";
 const char *const kHelp = R"(
 Runs a gate plan (atrex-gate-plan/1): compiles every submission once (all of
 them in parallel, ahead of the runs), runs the (submission, problem) units of
@@ -190,6 +192,10 @@ and appends one atrex-gate-result/1 JSON line per unit to RESULTS.jsonl.
                      worker batches; for comparison and debugging). Default:
                      one worker runs all the units of a submission, a fresh
                      one after a unit that did not pass
+  --device-lock FILE hold an exclusive lock (flock) on FILE while a worker
+                     runs (compiles do not wait): gates sharing one GPU, e.g.
+                     several agent loops, measure one at a time (default:
+                     $ATREX_GATE_DEVICE_LOCK)
   --quiet            no progress on stderr
   --version          the gate's version, commit, CUDA and torch versions
   --check            say whether this machine can run the gate (nvcc,
@@ -217,7 +223,7 @@ int main(int argc, char **argv) {
   for (int sig : {SIGTERM, SIGINT, SIGHUP})
     std::signal(sig, onTerminate);
   std::string planPath, outPath, shardText = "0/1", cacheDir, worker, jobDir,
-                                 jobsText;
+                                 jobsText, deviceLock;
   bool quiet = false, resume = false, compileOnly = false, check = false,
        workerPerUnit = false, version = false;
   unsigned jobsOpt = 0;
@@ -231,6 +237,7 @@ int main(int argc, char **argv) {
   app.add_option("--cache", cacheDir);
   app.add_option("--worker", worker);
   app.add_option("--jobs", jobsText);
+  app.add_option("--device-lock", deviceLock);
   app.add_flag("--quiet", quiet);
   app.add_flag("--resume", resume);
   app.add_flag("--compile-only", compileOnly);
@@ -398,6 +405,10 @@ int main(int argc, char **argv) {
   auto unitsStart = std::chrono::steady_clock::now();
 
   WorkerRunner workers(plan, worker, jobDir, cacheDir);
+  if (deviceLock.empty())
+    if (const char *e = std::getenv("ATREX_GATE_DEVICE_LOCK"))
+      deviceLock = e;
+  workers.setDeviceLock(deviceLock);
 
   // Units in plan order, grouped by submission (a group is one worker's
   // job); with --worker-per-unit every unit is a group of its own, the path

@@ -14,6 +14,8 @@
 
 #include "atrex/Agent/Backend.h"
 #include "atrex/Agent/Loop.h"
+#include "atrex/Agent/Process.h"
+#include "atrex/Agent/Templates.h"
 #include "atrex/Agent/Trail.h"
 #include "atrex/Support/DataPath.h"
 
@@ -33,6 +35,9 @@ static cl::OptionCategory Cat("atrex-agent options");
 static cl::SubCommand RunCmd("run", "Run (or resume) the measure-revise loop "
                                     "on one problem");
 static cl::SubCommand ReportCmd("report", "Print the trajectory of a trail");
+static cl::SubCommand PrelintCmd("prelint",
+                                 "Lint every configuration of an operator's "
+                                 "templates (and FILEs) into a lint cache");
 
 static cl::opt<std::string> RunDir("run-dir", cl::sub(RunCmd), cl::cat(Cat),
                                    cl::desc("Run directory (trail.jsonl, "
@@ -55,8 +60,25 @@ static cl::opt<std::string> StartFile("start", cl::sub(RunCmd), cl::cat(Cat),
                                       cl::desc("Starting submission"));
 static cl::opt<std::string>
     BackendOpt("backend", cl::sub(RunCmd), cl::cat(Cat),
-               cl::desc("Backend (only 'command' so far)"),
+               cl::desc("Backend: command (--command) or search (the "
+                        "built-in template search)"),
                cl::init("command"));
+static cl::opt<std::string>
+    TemplatesOpt("templates", cl::sub(RunCmd), cl::sub(PrelintCmd),
+                 cl::cat(Cat),
+                 cl::desc("Kernel templates of the search backend "
+                          "(<dir>/<operator>/*.cu)"),
+                 cl::init("kb/templates"));
+static cl::opt<std::string>
+    LintCacheOpt("lint-cache", cl::sub(RunCmd), cl::sub(PrelintCmd),
+                 cl::cat(Cat),
+                 cl::desc("Lint reports by source hash: read before running "
+                          "atrex-lint, written after (a hit needs no "
+                          "atrex-lint)"));
+static cl::opt<std::string> PrelintOp("op", cl::sub(PrelintCmd), cl::cat(Cat),
+                                      cl::desc("Operator"), cl::Required);
+static cl::list<std::string> PrelintFiles(cl::Positional, cl::sub(PrelintCmd),
+                                          cl::desc("[FILE...]"));
 static cl::opt<std::string>
     CommandOpt("command", cl::sub(RunCmd), cl::cat(Cat),
                cl::desc("The command backend's shell command; placeholders "
@@ -131,9 +153,9 @@ static std::string findTool(StringRef Name, const char *Argv0) {
 }
 
 static int run(const char *Argv0) {
-  if (BackendOpt != "command")
+  if (BackendOpt != "command" && BackendOpt != "search")
     ExitOnErr(createStringError("--backend '" + BackendOpt +
-                                "': only 'command' is implemented"));
+                                "': 'command' or 'search'"));
   RunOptions O;
   O.RunDir = RunDir;
   O.StartFile = StartFile;
@@ -171,7 +193,7 @@ static int run(const char *Argv0) {
     Q.Gpu = GpuOpt;
     P = ExitOnErr(loadProblem(Q));
   }
-  if (O.Command.empty())
+  if (O.Command.empty() && BackendOpt == "command")
     ExitOnErr(createStringError("give --command (the command backend's "
                                 "command)"));
   if (!StartFile.empty()) {
@@ -186,9 +208,11 @@ static int run(const char *Argv0) {
 
   O.Eval.NoGate = NoGate;
   O.Eval.LintPath = findTool("atrex-lint", Argv0);
-  if (O.Eval.LintPath.empty())
+  O.Eval.LintCache = LintCacheOpt;
+  if (O.Eval.LintPath.empty() && LintCacheOpt.empty())
     ExitOnErr(createStringError("atrex-lint not found beside atrex-agent nor "
-                                "on PATH"));
+                                "on PATH (or give --lint-cache DIR with "
+                                "the candidates' reports)"));
   if (!NoGate) {
     O.Eval.GatePath =
         GatePathOpt.empty() ? findTool("atrex-gate", Argv0) : GatePathOpt;
@@ -208,9 +232,80 @@ static int run(const char *Argv0) {
       O.Eval.GateSettings = std::move(*V->getAsObject());
     }
   }
-  auto B = createCommandBackend(O.Command, CommandTimeout);
+  std::unique_ptr<Backend> B;
+  if (BackendOpt == "search")
+    B = ExitOnErr(createSearchBackend(
+        atrex::dataPath(TemplatesOpt, ATREX_SOURCE_DIR, Argv0), P.Operator));
+  else
+    B = createCommandBackend(O.Command, CommandTimeout);
   ExitOnErr(runLoop(P, *B, O, errs()));
   return 0;
+}
+
+/// Lints every admissible configuration of the operator's templates and the
+/// FILEs into the lint cache (what `run --lint-cache` reads where no
+/// atrex-lint is installed).
+static int prelint(const char *Argv0) {
+  if (LintCacheOpt.empty())
+    ExitOnErr(createStringError("give --lint-cache DIR"));
+  std::string Lint = findTool("atrex-lint", Argv0);
+  if (Lint.empty())
+    ExitOnErr(createStringError("atrex-lint not found beside atrex-agent nor "
+                                "on PATH"));
+  std::vector<std::pair<std::string, std::string>> Sources; // name, text
+  for (const std::string &F : PrelintFiles)
+    Sources.emplace_back(F, ExitOnErr(readFile(F)));
+  auto Templates = ExitOnErr(loadTemplates(
+      atrex::dataPath(TemplatesOpt, ATREX_SOURCE_DIR, Argv0), PrelintOp));
+  for (const KernelTemplate &T : Templates)
+    for (const Config &C : ExitOnErr(T.space()))
+      Sources.emplace_back(T.Family + " " + configText(T, C),
+                           instantiate(T, C));
+  SmallString<128> Tmp;
+  ExitOnErr(
+      errorCodeToError(sys::fs::createUniqueDirectory("atrex-prelint", Tmp)));
+  unsigned Cached = 0, Linted = 0, Failed = 0;
+  for (size_t I = 0; I < Sources.size(); ++I) {
+    const auto &[Name, Text] = Sources[I];
+    std::string CacheFile = lintCacheFile(LintCacheOpt, Text, PrelintOp);
+    if (sys::fs::exists(CacheFile)) {
+      ++Cached;
+      continue;
+    }
+    std::string Src = (Tmp + "/candidate-" + Twine(I) + ".cu").str();
+    ExitOnErr(writeFile(Src, Text));
+    std::string Out = Src + ".json", Err = Src + ".err";
+    ProcessResult R =
+        runProcess(Lint,
+                   {"atrex-lint", "--format=json", "--mode=submission",
+                    "--entry=" + PrelintOp, Src},
+                   {}, Out, Err, 600);
+    Evaluation E;
+    auto Report = readFile(Out);
+    if (!R.ExitStatus || *R.ExitStatus == 64 || !Report) {
+      if (!Report)
+        consumeError(Report.takeError());
+      errs() << "atrex-agent: prelint: " << Name << ": atrex-lint gave no "
+             << "report (see " << Err << ")\n";
+      ++Failed;
+      continue;
+    }
+    if (Error X = parseLintReport(*Report, E)) {
+      errs() << "atrex-agent: prelint: " << Name << ": "
+             << toString(std::move(X)) << "\n";
+      ++Failed;
+      continue;
+    }
+    ExitOnErr(storeLintCache(CacheFile, *Report));
+    ++Linted;
+    outs() << E.LintVerdict << "  " << Name << "\n";
+  }
+  outs() << "atrex-agent: prelint " << PrelintOp << ": " << Linted
+         << " linted, " << Cached << " already cached, " << Failed
+         << " without a report, into " << LintCacheOpt << "\n";
+  if (!Failed)
+    sys::fs::remove_directories(Tmp);
+  return Failed ? 1 : 0;
 }
 
 int main(int argc, char **argv) {
@@ -219,16 +314,20 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(Cat);
   cl::HideUnrelatedOptions(Cat, RunCmd);
   cl::HideUnrelatedOptions(Cat, ReportCmd);
+  cl::HideUnrelatedOptions(Cat, PrelintCmd);
   cl::ParseCommandLineOptions(argc, argv,
                               "atrex agent: the measure-revise loop "
                               "(docs/agent.md)\n");
   if (RunCmd)
     return run(argv[0]);
+  if (PrelintCmd)
+    return prelint(argv[0]);
   if (ReportCmd) {
     auto Records = ExitOnErr(readTrail(TrailPath));
     ExitOnErr(writeReport(TrailPath, Records, Format, outs()));
     return 0;
   }
-  errs() << "atrex-agent: error: give a command: run or report (--help)\n";
+  errs() << "atrex-agent: error: give a command: run, report or prelint "
+            "(--help)\n";
   return 1;
 }

@@ -2,9 +2,9 @@
 //
 // Part of atrex. A backend reads the context of one iteration (the problem,
 // the best accepted kernel with its measurements, the history of earlier
-// iterations since the last dropout) and proposes a candidate source. One
-// backend now: the command backend (any CLI agent or script; its contract is
-// in docs/agent.md, "The command backend").
+// iterations since the last dropout) and proposes a candidate source. A
+// backend is a command (any CLI agent or script; its contract is in
+// docs/agent.md, "The command backend") or the built-in template search.
 //
 //===----------------------------------------------------------------------===//
 
@@ -79,6 +79,9 @@ struct Candidate {
   double WallS = 0;
   std::optional<int64_t> TokensIn, TokensOut;
   std::string TokensError; ///< a malformed token sidecar (counts stay none)
+  /// What the backend chose and why (the search backend: template, family,
+  /// parameters, move, templates read); the trail's candidate `detail`.
+  llvm::json::Object Detail;
 };
 
 class Backend {
@@ -100,6 +103,13 @@ public:
 /// TimeoutS 0: no limit.
 std::unique_ptr<Backend> createCommandBackend(std::string Command,
                                               unsigned TimeoutS = 0);
+
+/// The built-in search backend (no model): parameterised kernel templates of
+/// the problem's operator (Templates.h), explored around the best kernel
+/// (docs/agent.md, "The search backend"). Errors: no templates for the
+/// operator, a malformed template.
+llvm::Expected<std::unique_ptr<Backend>>
+createSearchBackend(llvm::StringRef TemplateRoot, llvm::StringRef Operator);
 
 /// \p Text with {context}, {candidate}, ... replaced (shell-quoted).
 std::string expandPlaceholders(llvm::StringRef Text, const Context &C);

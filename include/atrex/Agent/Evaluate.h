@@ -27,6 +27,10 @@ struct EvalOptions {
   std::string GatePath;   ///< atrex-gate
   std::string GateWorker; ///< --worker of the gate ("" its default)
   std::string GateCache;  ///< --cache of the gate
+  /// Lint reports by source hash and entry (lintCacheFile); "" none. A hit
+  /// needs no atrex-lint (e.g. on a GPU node without LLVM); a miss is
+  /// linted and stored.
+  std::string LintCache;
   /// Merged into the plan's settings (after "gpu": the problem's GPU).
   llvm::json::Object GateSettings;
   bool NoGate = false;
@@ -39,6 +43,7 @@ struct Evaluation {
   std::vector<std::string> LintReasons;
   std::vector<std::string> LintErrors; ///< compiler errors (first few)
   std::string LintError;               ///< the linter could not give a verdict
+  bool LintCached = false;             ///< the report came from the cache
   // Dynamic side.
   bool Measured = false; ///< the gate ran (false under --no-gate)
   std::string GateStatus, GateStage, GateReason, GateVerdict;
@@ -89,6 +94,13 @@ std::string diagnosis(const Evaluation &E);
 
 llvm::json::Object toJSON(const Evaluation &E);
 llvm::Expected<Evaluation> evaluationFromJSON(const llvm::json::Object &O);
+
+/// The lint cache's file for \p Source linted as a submission of
+/// \p Operator: CacheDir/<sha256>.<operator>.json (atrex-lint's report).
+std::string lintCacheFile(llvm::StringRef CacheDir, llvm::StringRef Source,
+                          llvm::StringRef Operator);
+/// Stores \p Report as \p CacheFile (written whole, then renamed).
+llvm::Error storeLintCache(llvm::StringRef CacheFile, llvm::StringRef Report);
 
 /// Parses atrex-lint's JSON report into \p E (verdict, reasons, errors).
 llvm::Error parseLintReport(llvm::StringRef Text, Evaluation &E);

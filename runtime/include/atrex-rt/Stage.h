@@ -78,10 +78,13 @@ public:
       const std::vector<std::string> &wrapper = {},
       double wallSeconds = 0) const;
   const std::string &jobDir() const { return jobDir_; }
+  /// --device-lock: every worker run holds an exclusive flock on this file
+  /// (compiles do not), so gates sharing one GPU measure one at a time.
+  void setDeviceLock(std::string path) { deviceLock_ = std::move(path); }
 
 private:
   const Plan &plan_;
-  std::string worker_, jobDir_, cacheDir_;
+  std::string worker_, jobDir_, cacheDir_, deviceLock_;
   Limits lim_;
 };
 

@@ -13,10 +13,16 @@
 #include "atrex-rt/OpSpecs.h"
 #include "atrex-rt/Protocol.h"
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 namespace atrex::rt {
 namespace fs = std::filesystem;
@@ -308,8 +314,21 @@ WorkerRunner::run(const std::string &runKind, const CompileResult &cr,
       }
       return pr;
     };
+    // Gates sharing a GPU (--device-lock) run their workers one at a time;
+    // the worker's clock starts once the lock is held.
+    int lockFd = -1;
+    if (!deviceLock_.empty()) {
+      lockFd = open(deviceLock_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+      if (lockFd < 0)
+        throw std::runtime_error("--device-lock: cannot open '" + deviceLock_ +
+                                 "': " + std::strerror(errno));
+      while (flock(lockFd, LOCK_EX) != 0 && errno == EINTR) {
+      }
+    }
     ChildResult child = runSupervised(argvW, l, stdinText, jobDir_, env,
                                       {"ATREX_GATE_SEED"}, hook);
+    if (lockFd >= 0)
+      close(lockFd); // releases the lock
     rep.feed(child.report);
     // The gate's own work is blamed only when the phase file says so with this
     // run's key.
