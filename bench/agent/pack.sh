@@ -24,5 +24,6 @@ for l in $(ldd build/bin/atrex-agent | awk '/=>/{print $3}' | grep -E '/lib(LLVM
 done
 echo 'void atrex_z3_stub(void) {}' > .agentpack/z3stub.c
 gcc -shared -fPIC -Wl,-soname,libz3.so.4 -o $S/lib/libz3.so.4 .agentpack/z3stub.c
-tar -C $S -cf - . | xz -6 -T2 > .agentpack/pack.tar.xz
+tar -C $S -cf - . | xz -9e -T2 > .agentpack/pack.tar.xz
+rm -rf $S .agentpack/z3stub.c # the device tool would carry the unpacked stage too
 ls -la .agentpack/pack.tar.xz

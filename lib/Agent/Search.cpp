@@ -93,16 +93,22 @@ public:
       for (const auto &[K, V] : Cfg)
         Params[K] = V;
       Cand.Detail = json::Object{
-          {"template", T.Path},      {"family", T.Family},
+          {"template", T.Path},
+          {"family", T.Family},
           {"params", std::move(Params)},
           {"move", Move.empty() ? json::Value(nullptr) : json::Value(Move)},
-          {"step", Step},            {"focus", Focus.Family},
-          {"why", Why},              {"tried", Tried.size()},
+          {"step", Step},
+          {"focus", Focus.Family},
+          {"why", Why},
+          {"tried", Tried.size()},
           {"retrieved", std::move(Retrieved)}};
-      Cand.WallS = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - T0)
-                       .count();
-      return Cand;
+      // As with every backend, the iteration's candidate.cu holds it.
+      if (Error E = writeFile(C.CandidateFile, *Cand.Source))
+        return Expected<Candidate>(std::move(E));
+      Cand.WallS =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - T0)
+              .count();
+      return Expected<Candidate>(std::move(Cand));
     };
     auto Fresh = [&](const KernelTemplate &T,
                      const Config &Cfg) -> Expected<bool> {
@@ -118,8 +124,8 @@ public:
         return Ok.takeError();
       if (*Ok)
         return Emit(Focus, Focus.Defaults, "",
-                    BestT ? "retrieval focus " + Focus.Family +
-                                " (dropout " + std::to_string(C.Dropouts) +
+                    BestT ? "retrieval focus " + Focus.Family + " (dropout " +
+                                std::to_string(C.Dropouts) +
                                 "): its default configuration"
                           : "no template kernel yet: the focus family's "
                             "default configuration");

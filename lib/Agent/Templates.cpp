@@ -30,9 +30,8 @@ Expected<bool> KernelTemplate::admissible(const Config &C) const {
   suite::Vars V;
   for (const TemplateParam &P : Params) {
     auto It = C.find(P.Name);
-    if (It == C.end() ||
-        std::find(P.Values.begin(), P.Values.end(), It->second) ==
-            P.Values.end())
+    if (It == C.end() || std::find(P.Values.begin(), P.Values.end(),
+                                   It->second) == P.Values.end())
       return false;
     V[P.Name] = It->second;
   }
@@ -141,8 +140,8 @@ Expected<KernelTemplate> parseTemplate(StringRef Path, StringRef Text,
       for (StringRef V : ArrayRef(Parts).drop_front()) {
         int64_t N;
         if (V.getAsInteger(10, N))
-          return createStringError(Where + ": value '" + V + "' of '" +
-                                   P.Name + "' is not an integer");
+          return createStringError(Where + ": value '" + V + "' of '" + P.Name +
+                                   "' is not an integer");
         P.Values.push_back(N);
       }
       T.Params.push_back(std::move(P));
@@ -182,8 +181,8 @@ Expected<KernelTemplate> parseTemplate(StringRef Path, StringRef Text,
   for (const auto &[Regime, Names] : T.Focus)
     for (const std::string &N : Names)
       if (!T.param(N))
-        return createStringError(Path + ": atrex-focus " + Regime +
-                                 " names '" + N + "', not a param");
+        return createStringError(Path + ": atrex-focus " + Regime + " names '" +
+                                 N + "', not a param");
   for (const auto &[K, V] : T.Defaults)
     if (!T.param(K))
       return createStringError(Path + ": atrex-default sets '" + K +
@@ -224,8 +223,8 @@ Expected<std::vector<KernelTemplate>> loadTemplates(StringRef Root,
       return T.takeError();
     for (const KernelTemplate &O : Out)
       if (O.Family == T->Family)
-        return createStringError(F + ": family '" + T->Family +
-                                 "' is also " + O.Path);
+        return createStringError(F + ": family '" + T->Family + "' is also " +
+                                 O.Path);
     Out.push_back(std::move(*T));
   }
   std::stable_sort(Out.begin(), Out.end(),

@@ -15,7 +15,8 @@
 // An instance is the template with `#define NAME VALUE` lines and a first
 // line `// atrex-search: <op>/<family> NAME=VALUE ...` that says where it
 // came from (nothing else: equal configurations are equal sources, so the
-// lint cache and the gate's compile cache hit). See docs/agent.md, "The search backend".
+// lint cache and the gate's compile cache hit). See docs/agent.md, "The search
+// backend".
 //
 //===----------------------------------------------------------------------===//
 
