@@ -22,7 +22,7 @@ A=/tmp/ap R=/tmp/agent-runs
   fi
   mkdir -p $R
   if [[ -n ${RUNS_TGZ:-} && -f $RUNS_TGZ && -z "$(ls -A $R)" ]]; then tar -C $R -xzf "$RUNS_TGZ"; fi
-  export LD_LIBRARY_PATH=$A/lib ATREX_GATE_DEVICE_LOCK=/tmp/atrex-gpu.lock
+  export ATREX_GATE_DEVICE_LOCK=/tmp/atrex-gpu.lock
   settings=${GATE_SETTINGS:-'{"trials": 3, "max_timed_s": 1.0, "warmup_ms": 50}'}
   pids=()
   for l in $LOOPS; do
