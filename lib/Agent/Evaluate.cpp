@@ -189,9 +189,9 @@ Expected<Evaluation> evaluate(const Problem &P, StringRef SourceFile,
           formatv("{0:2}", json::Value(std::move(Plan))).str() + "\n"))
     return std::move(Err);
   sys::fs::remove(E.ResultsFile);
-  std::vector<std::string> Args = {"atrex-gate", "--quiet",  "--plan",
-                                   E.PlanFile,   "--out",    E.ResultsFile,
-                                   "--cache",    O.GateCache};
+  std::vector<std::string> Args = {O.GatePath, "--quiet",  "--plan",
+                                   E.PlanFile, "--out",    E.ResultsFile,
+                                   "--cache",  O.GateCache};
   if (!O.GateWorker.empty()) {
     Args.push_back("--worker");
     Args.push_back(O.GateWorker);

@@ -219,6 +219,17 @@ extern "C" void onTerminate(int sig) {
   _exit(128 + sig);
 }
 
+// The worker beside this executable: /proc/self/exe, not argv[0], which a
+// caller may set to a bare name (atrex agent ran the gate as "atrex-gate"
+// and the worker was looked for in the working directory).
+static std::string defaultWorker(const char *argv0) {
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec)
+    self = fs::absolute(argv0);
+  return (self.parent_path() / "atrex-gate-worker").string();
+}
+
 int main(int argc, char **argv) {
   for (int sig : {SIGTERM, SIGINT, SIGHUP})
     std::signal(sig, onTerminate);
@@ -274,7 +285,7 @@ int main(int argc, char **argv) {
   }
   if (check) {
     if (worker.empty())
-      worker = (fs::path(argv[0]).parent_path() / "atrex-gate-worker").string();
+      worker = defaultWorker(argv[0]);
     return runCheck(fs::absolute(worker).string());
   }
   if (planPath.empty() || outPath.empty()) {
@@ -312,7 +323,7 @@ int main(int argc, char **argv) {
     units = std::move(left);
   }
   if (worker.empty())
-    worker = (fs::path(argv[0]).parent_path() / "atrex-gate-worker").string();
+    worker = defaultWorker(argv[0]);
   worker = fs::absolute(worker).string();
   if (!fs::exists(worker)) {
     std::cerr << "atrex-gate: error: worker '" << worker
