@@ -60,6 +60,7 @@ json::Object toJSON(const Context &C) {
                     "is accepted"},
       {"best", std::move(Best)},
       {"history", std::move(History)},
+      {"explored", json::Array(C.Explored)},
       {"dropouts", C.Dropouts},
       {"dropout_note", C.DropoutNote.empty() ? json::Value(nullptr)
                                              : json::Value(C.DropoutNote)},

@@ -82,6 +82,8 @@ static HistoryEntry entryOf(unsigned Iteration, const std::string &Hash,
 void LoopState::recordEvaluated(unsigned Iteration, const Kernel &K,
                                 const Evaluation &E, const Outcome &Out) {
   History.push_back(entryOf(Iteration, K.Hash, &E, Out));
+  if (!llvm::is_contained(Explored, K.Hash))
+    Explored.push_back(K.Hash);
   if (Iteration == 0 || Out.Accepted) {
     // The starting submission is the kernel to revise until one is accepted.
     if (Out.Accepted || !HaveAccepted) {
@@ -286,6 +288,7 @@ struct Runner {
     C.Iteration = I;
     C.Best = State.Best;
     C.History = State.History;
+    C.Explored = State.Explored;
     C.DropoutNote = State.DropoutNote;
     C.Dropouts = State.Dropouts;
     C.Measured = O.Loop.Measured;

@@ -2,16 +2,19 @@
 //
 // Part of atrex. No model: the candidates are instances of the operator's
 // kernel templates (Templates.h). The search reads only its context, so
-// dropout's masking and --resume act on it as on any backend:
-//  - the retrieval focus is family (dropouts mod families);
+// dropout and --resume act on it as on any backend:
+//  - configurations already measured (the context's `explored`, every
+//    source of the run, never masked) are not proposed again;
+//  - the retrieval focus is family (dropouts mod families), and the knob
+//    order of the problem's regime is rotated by the focus round
+//    (dropouts / families): after a dropout the search leads with other
+//    knobs;
 //  - the focus family's default configuration when the best kernel is not
-//    of that family and the default was not tried since the last dropout;
-//  - else a move of one parameter of the best configuration by STEP
-//    positions in its value list (STEP = 1 + dropouts / families: a wider
-//    step once every family has had the focus), params in the template's
-//    order for the problem's regime, up before down, skipping what the
-//    history since the last dropout tried and
-//    configurations an atrex-require rules out;
+//    of that family;
+//  - else the neighbourhood of the best configuration, nearest first: one
+//    knob moved one position in its value list (up before down), then two
+//    knobs moved together, then one knob moved 2, 3, ... positions,
+//    skipping what atrex-require rules out;
 //  - else the other families' defaults; else the neighbourhood is
 //    exhausted (no candidate: the loop's stale count goes on to a dropout).
 // See docs/agent.md, "The search backend".
@@ -48,8 +51,8 @@ public:
     SmallString<256> RunDir(C.Dir);
     sys::path::remove_filename(RunDir);
 
-    // What the history since the last dropout tried (instances read back
-    // from the run directory's candidates/).
+    // What the run measured: every explored source (candidates/<hash>.cu)
+    // that is an instance of a known template, and the best kernel.
     std::set<std::string> Tried;
     auto Key = [](const KernelTemplate &T, const Config &Cfg) {
       return T.Family + " " + configText(T, Cfg);
@@ -60,9 +63,9 @@ public:
           return &T;
       return nullptr;
     };
-    for (const HistoryEntry &H : C.History) {
+    for (const std::string &Hash : C.Explored) {
       SmallString<256> F(RunDir);
-      sys::path::append(F, "candidates", H.Hash + ".cu");
+      sys::path::append(F, "candidates", Hash + ".cu");
       auto Src = readFile(F);
       if (!Src) {
         consumeError(Src.takeError());
@@ -79,7 +82,9 @@ public:
 
     const size_t N = Templates.size();
     const KernelTemplate &Focus = Templates[C.Dropouts % N];
-    const unsigned Step = 1 + C.Dropouts / N;
+    // How many times every family has had the focus before this one.
+    const unsigned Round = C.Dropouts / N;
+    unsigned Step = 0; // positions of the proposed move (0: a default)
     json::Array Retrieved;
     for (const KernelTemplate &T : Templates)
       Retrieved.push_back(T.Path);
@@ -97,7 +102,8 @@ public:
           {"family", T.Family},
           {"params", std::move(Params)},
           {"move", Move.empty() ? json::Value(nullptr) : json::Value(Move)},
-          {"step", Step},
+          {"step", Step ? json::Value(Step) : json::Value(nullptr)},
+          {"round", Round},
           {"focus", Focus.Family},
           {"why", Why},
           {"tried", Tried.size()},
@@ -130,36 +136,77 @@ public:
                           : "no template kernel yet: the focus family's "
                             "default configuration");
     }
-    // One parameter of the best configuration moved.
+    // The neighbourhood of the best configuration, nearest first.
     if (BestT) {
       std::vector<std::string> Order = BestT->moveOrder(C.Prob.Regime);
-      for (const std::string &PName : Order) {
+      if (!Order.empty())
+        std::rotate(Order.begin(), Order.begin() + Round % Order.size(),
+                    Order.end());
+      // Each knob's position in its value list (-1: not in the list).
+      auto PosOf = [&](const std::string &PName) {
         const TemplateParam *P = BestT->param(PName);
-        auto Cur = std::find(P->Values.begin(), P->Values.end(),
-                             BestInfo->Params.count(PName)
-                                 ? BestInfo->Params.at(PName)
-                                 : BestT->Defaults.at(PName));
-        if (Cur == P->Values.end())
-          continue;
-        int Pos = static_cast<int>(Cur - P->Values.begin());
-        for (int D : {+1, -1}) {
-          int NewPos = Pos + D * static_cast<int>(Step);
-          if (NewPos < 0 || NewPos >= static_cast<int>(P->Values.size()))
-            continue;
-          Config Cfg = BestInfo->Params;
+        int V = BestInfo->Params.count(PName) ? BestInfo->Params.at(PName)
+                                              : BestT->Defaults.at(PName);
+        auto It = std::find(P->Values.begin(), P->Values.end(), V);
+        return It == P->Values.end() ? -1
+                                     : static_cast<int>(It - P->Values.begin());
+      };
+      // Moves: (knob, signed positions) lists.
+      using Move = std::vector<std::pair<std::string, int>>;
+      std::vector<Move> Moves;
+      size_t MaxLen = 0;
+      for (const std::string &PName : Order)
+        MaxLen = std::max(MaxLen, BestT->param(PName)->Values.size());
+      for (const std::string &PName : Order)
+        for (int D : {+1, -1})
+          Moves.push_back({{PName, D}});
+      for (size_t I = 0; I < Order.size(); ++I)
+        for (size_t J = I + 1; J < Order.size(); ++J)
+          for (int DI : {+1, -1})
+            for (int DJ : {+1, -1})
+              Moves.push_back({{Order[I], DI}, {Order[J], DJ}});
+      for (int K = 2; K < static_cast<int>(MaxLen); ++K)
+        for (const std::string &PName : Order)
+          for (int D : {+K, -K})
+            Moves.push_back({{PName, D}});
+      for (const Move &M : Moves) {
+        Config Cfg = BestInfo->Params;
+        std::string Name, To;
+        bool Fits = true;
+        unsigned MoveStep = 0;
+        for (const auto &[PName, D] : M) {
+          const TemplateParam *P = BestT->param(PName);
+          int Pos = PosOf(PName);
+          int NewPos = Pos + D;
+          if (Pos < 0 || NewPos < 0 ||
+              NewPos >= static_cast<int>(P->Values.size())) {
+            Fits = false;
+            break;
+          }
           Cfg[PName] = P->Values[NewPos];
-          auto Ok = Fresh(*BestT, Cfg);
-          if (!Ok)
-            return Ok.takeError();
-          if (*Ok)
-            return Emit(*BestT, Cfg, PName + (D > 0 ? "+" : "-"),
-                        "move " + PName + " of the best (" +
-                            configText(*BestT, BestInfo->Params) + ") to " +
-                            std::to_string(P->Values[NewPos]) +
-                            (C.Prob.Regime.empty()
-                                 ? std::string()
-                                 : ", " + C.Prob.Regime + "-bound order"));
+          Name += PName + (D > 0 ? "+" : "-");
+          To += (To.empty() ? "" : ", ") + PName + " to " +
+                std::to_string(P->Values[NewPos]);
+          MoveStep = std::max(MoveStep, static_cast<unsigned>(std::abs(D)));
         }
+        if (!Fits)
+          continue;
+        auto Ok = Fresh(*BestT, Cfg);
+        if (!Ok)
+          return Ok.takeError();
+        if (!*Ok)
+          continue;
+        Step = MoveStep;
+        return Emit(
+            *BestT, Cfg, Name,
+            "move " + To + " from the best (" +
+                configText(*BestT, BestInfo->Params) + ")" +
+                (C.Prob.Regime.empty()
+                     ? std::string()
+                     : ", " + C.Prob.Regime + "-bound order") +
+                (Round % Order.size()
+                     ? " rotated by " + std::to_string(Round % Order.size())
+                     : std::string()));
       }
     }
     // Another family's starting point.
@@ -176,8 +223,7 @@ public:
     Cand.Command = "search";
     Cand.Failure = "the search space around the best kernel is exhausted (" +
                    std::to_string(Tried.size()) +
-                   " configurations tried since the last dropout, step " +
-                   std::to_string(Step) + ")";
+                   " configurations measured in the run)";
     return Cand;
   }
 

@@ -53,6 +53,9 @@ struct Context {
   unsigned Iteration = 0;
   Kernel Best;
   std::vector<HistoryEntry> History; ///< since the last dropout, oldest first
+  /// Every source hash evaluated in the run, across dropouts (not masked:
+  /// a backend should not propose a measured source again).
+  std::vector<std::string> Explored;
   /// Non-empty right after a dropout: the one line the masked history left.
   std::string DropoutNote;
   unsigned Dropouts = 0;

@@ -60,7 +60,10 @@ class LoopState {
 public:
   Kernel Best;
   bool HaveAccepted = false;
-  std::vector<HistoryEntry> History;   ///< since the last dropout
+  std::vector<HistoryEntry> History; ///< since the last dropout
+  /// Every source hash evaluated in the run, first time order; never masked
+  /// (the audit trail's): the context's `explored`.
+  std::vector<std::string> Explored;
   std::vector<std::string> StaleKinds; ///< kinds since the last improvement
   std::string DropoutNote;
   unsigned Dropouts = 0;

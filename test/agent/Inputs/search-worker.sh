@@ -10,7 +10,8 @@ tr -d ' \n' < "$job" | sed 's/{"unit":/\n/g' | sed 1d > "$job.units"
 cfg=$(sed -n 's|^// atrex-search: rms_norm/||p' "$lib" | head -1)
 case $cfg in
   "alpha X=1") us=50 ;; "alpha X=2") us=40 ;; "alpha X=3") us=45 ;;
-  "beta Y=1") us=20 ;; "beta Y=2") us=30 ;; *) us=100 ;;
+  "beta Y=1 Z=1") us=20 ;; "beta Y=2 Z=1") us=30 ;;
+  "beta Y=1 Z=2") us=25 ;; "beta Y=2 Z=2") us=10 ;; *) us=100 ;;
 esac
 while IFS= read -r u || [ -n "$u" ]; do
   unit=${u%%,*}

@@ -2,8 +2,9 @@
 // atrex-summary: a test family (test/agent/search.test)
 // atrex-order: 2
 // atrex-param: Y 1 2
-// atrex-default: Y=1
-// atrex-focus: memory Y
+// atrex-param: Z 1 2
+// atrex-default: Y=1 Z=1
+// atrex-focus: memory Y Z
 #include <cuda_runtime.h>
 __global__ void rms_kernel(float *out, const float *x, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
