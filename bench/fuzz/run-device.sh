@@ -23,8 +23,10 @@ ROOT=$PWD; P=/tmp/fz; R=$P/results
 SECONDS_EACH=${SECONDS_EACH:-500}; FORK=${FORK:-4}
 mkdir -p $P $R && tar -C $P -xJf .fuzzpack/pack.tar.xz || { echo "no pack"; exit 1; }
 export LD_LIBRARY_PATH=$P/lib
+ASAN=detect_leaks=0
+[ -f $P/asan_options ] && ASAN=$ASAN:$(cat $P/asan_options)   # a STATIC=1 pack (pack.sh says why)
 names=()
-echo "== $(date -u +%FT%TZ) targets: $TARGETS; default fork $FORK; ${SECONDS_EACH} s each; $(nproc) cores" | tee $OUT/summary.txt
+echo "== $(date -u +%FT%TZ) targets: $TARGETS; default fork $FORK; ${SECONDS_EACH} s each; $(nproc) cores; ASAN_OPTIONS=$ASAN" | tee $OUT/summary.txt
 for spec in $TARGETS; do
   t=${spec%%:*}; n=$FORK
   [[ $spec == *:* ]] && n=${spec##*:}
@@ -35,7 +37,7 @@ for spec in $TARGETS; do
     dict=(); [ -f fuzz/dict/$t.dict ] && dict=(-dict=$ROOT/fuzz/dict/$t.dict)
     cd $P/work/$t
     TIMEFORMAT="%U %S %R"
-    { time UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=0 \
+    { time UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=$ASAN \
         $P/bin/fuzz-$t -fork=$n -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 \
         -max_total_time=$SECONDS_EACH -print_final_stats=1 "${dict[@]}" \
         -artifact_prefix=$R/findings/$t/ $R/new/$t $P/seed-$t > $R/$t.log 2>&1; \

@@ -48,26 +48,48 @@ json::Object toJSON(const Context &C) {
         {"gate_verdict", H.GateVerdict}});
   json::Object Problem = toJSON(C.Prob);
   Problem["t_roofline_us"] = C.Prob.TRooflineS * 1e6;
-  return json::Object{
-      {"schema", "atrex-agent-context/1"},
-      {"iteration", C.Iteration},
-      {"problem", std::move(Problem)},
-      {"measured", C.Measured},
-      {"accept_rule",
-       C.Measured ? "gate pass, static and dynamic verdict adopted, S_i "
-                    "greater than the best's"
-                  : "none: --no-gate, candidates are not measured and none "
-                    "is accepted"},
-      {"best", std::move(Best)},
-      {"history", std::move(History)},
-      {"explored", json::Array(C.Explored)},
-      {"dropouts", C.Dropouts},
-      {"dropout_note", C.DropoutNote.empty() ? json::Value(nullptr)
-                                             : json::Value(C.DropoutNote)},
-      {"files", json::Object{{"candidate", C.CandidateFile},
-                             {"best", C.BestFile},
-                             {"tokens", C.TokensFile},
-                             {"dir", C.Dir}}}};
+  if (C.Card) // an operator of the public bundle: no problem, no roofline
+    Problem = json::Object{
+        {"suite", C.Prob.Suite},         {"operator", C.Prob.Operator},
+        {"signature", C.Prob.Signature}, {"summary", C.Prob.Summary},
+        {"key_doc", C.Prob.KeyDoc},      {"gpu", C.Prob.Gpu}};
+  std::string AcceptRule =
+      C.Card       ? "none during generation: each turn is linted (the static "
+                     "verdict must be adopted); the last candidate is then gated "
+                     "and scored on the problems of the sealed bundle, which the "
+                     "agent does not see"
+      : C.Measured ? "gate pass, static and dynamic verdict adopted, S_i "
+                     "greater than the best's"
+                   : "none: --no-gate, candidates are not measured and none "
+                     "is accepted";
+  json::Object Files{{"candidate", C.CandidateFile},
+                     {"best", C.BestFile},
+                     {"tokens", C.TokensFile},
+                     {"dir", C.Dir}};
+  if (C.Card)
+    Files["card"] = C.CardFile;
+  json::Object Out{{"schema", "atrex-agent-context/1"},
+                   {"iteration", C.Iteration},
+                   {"problem", std::move(Problem)},
+                   {"measured", C.Measured},
+                   {"accept_rule", std::move(AcceptRule)},
+                   {"best", std::move(Best)},
+                   {"history", std::move(History)},
+                   {"explored", json::Array(C.Explored)},
+                   {"dropouts", C.Dropouts},
+                   {"dropout_note", C.DropoutNote.empty()
+                                        ? json::Value(nullptr)
+                                        : json::Value(C.DropoutNote)},
+                   {"files", std::move(Files)}};
+  if (C.Card)
+    Out["card"] = json::Object(*C.Card);
+  if (C.Retrievals) {
+    json::Array Hits;
+    for (const KbHit &H : *C.Retrievals)
+      Hits.push_back(toJSON(H));
+    Out["retrievals"] = std::move(Hits);
+  }
+  return Out;
 }
 
 static std::string shellQuote(StringRef S) {
@@ -84,7 +106,8 @@ std::string expandPlaceholders(StringRef Text, const Context &C) {
       {"{best}", shellQuote(C.BestFile)},
       {"{tokens}", shellQuote(C.TokensFile)},
       {"{dir}", shellQuote(C.Dir)},
-      {"{iteration}", std::to_string(C.Iteration)}};
+      {"{iteration}", std::to_string(C.Iteration)},
+      {"{card}", shellQuote(C.CardFile)}};
   std::string Out;
   while (!Text.empty()) {
     bool Matched = false;
@@ -151,6 +174,8 @@ public:
         {"ATREX_AGENT_TOKENS", C.TokensFile},
         {"ATREX_AGENT_DIR", C.Dir},
         {"ATREX_AGENT_ITERATION", std::to_string(C.Iteration)}};
+    if (C.Card)
+      Env.push_back({"ATREX_AGENT_CARD", C.CardFile});
     std::string Out = C.Dir + "/command.out", Err = C.Dir + "/command.err";
     ProcessResult R = runProcess("/bin/sh", {"sh", "-c", Cand.Command}, Env,
                                  Out, Err, TimeoutS);

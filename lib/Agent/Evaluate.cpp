@@ -130,11 +130,23 @@ Expected<Evaluation> evaluate(const Problem &P, StringRef SourceFile,
                   "cache '" +
                   O.LintCache + "'";
   } else {
+    // The entry: the operator's function, except for a Python submission
+    // whose harness entry (ModelNew.forward, custom_kernel) atrex-lint finds
+    // itself.
+    std::vector<std::string> Args = {"atrex-lint", "--format=json",
+                                     "--mode=submission"};
+    bool HarnessEntry = false;
+    if (SourceFile.ends_with(".py")) {
+      auto Text = readFile(SourceFile);
+      if (!Text)
+        return Text.takeError();
+      HarnessEntry = suite::pythonSubmissionFormat(*Text) != "entry";
+    }
+    if (!HarnessEntry)
+      Args.push_back("--entry=" + P.Operator);
+    Args.push_back(SourceFile.str());
     ProcessResult L =
-        runProcess(O.LintPath,
-                   {"atrex-lint", "--format=json", "--mode=submission",
-                    "--entry=" + P.Operator, SourceFile.str()},
-                   {}, LintOut, LintErr, O.LintTimeoutS);
+        runProcess(O.LintPath, Args, {}, LintOut, LintErr, O.LintTimeoutS);
     auto LintText = readFile(LintOut);
     if (!L.ExitStatus || *L.ExitStatus == 64 || !LintText) {
       std::string Why = !L.ExitStatus ? L.Error

@@ -8,8 +8,10 @@
 #include "atrex/Agent/Process.h"
 #include "atrex/Agent/Trail.h"
 #include "atrex/Suite/Suite.h"
+#include "atrex/Support/JSON.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -158,6 +160,61 @@ std::vector<unsigned> LoopState::dropout(unsigned AfterIteration,
 }
 
 //===----------------------------------------------------------------------===//
+// Retrieval terms
+//===----------------------------------------------------------------------===//
+
+/// Words of a diagnosis line that say something about the candidate: not the
+/// loop's own vocabulary ("gate pass, verdict adopted, median ... us; lint
+/// ..."), not numbers, at least three characters.
+static std::vector<std::string> diagnosisWords(StringRef Diagnosis) {
+  static const StringSet<> Stop = {
+      "gate",      "lint",     "verdict", "median",     "not",     "measured",
+      "rejected",  "accepted", "does",    "beat",       "best",    "iteration",
+      "the",       "first",    "kernel",  "and",        "for",     "with",
+      "candidate", "s_i",      "than",    "from",       "was",     "are",
+      "its",       "this",     "that",    "none",       "gave",    "result",
+      "own",       "launched", "entry",   "delegation", "unknown", "no-gate"};
+  std::vector<std::string> Out;
+  SmallVector<StringRef> Words;
+  SplitString(Diagnosis, Words, " \t;,:()[]{}'\"=<>/");
+  for (StringRef W : Words) {
+    W = W.trim(".-");
+    std::string L = W.lower();
+    if (W.size() < 3 || none_of(W, isAlpha) || Stop.contains(L) ||
+        L == atrex::rt::protocol::kAdopted || L == atrex::rt::protocol::kPass ||
+        is_contained(Out, W))
+      continue;
+    Out.push_back(W.str());
+  }
+  return Out;
+}
+
+std::vector<std::string> retrievalTerms(const Context &C) {
+  std::vector<std::string> T;
+  auto Add = [&](StringRef S) {
+    if (!S.empty() && T.size() < 32 && !is_contained(T, S))
+      T.push_back(S.str());
+  };
+  Add(C.Prob.Operator);
+  Add(C.Prob.Phase);
+  if (!C.Prob.Regime.empty())
+    Add(C.Prob.Regime + "-bound");
+  for (const std::string &V : {C.Best.LintVerdict, C.Best.GateVerdict})
+    if (V != atrex::rt::protocol::kAdopted)
+      Add(V);
+  if (C.Best.GateStatus != atrex::rt::protocol::kPass)
+    Add(C.Best.GateStatus);
+  size_t From = C.History.size() > 2 ? C.History.size() - 2 : 0;
+  for (size_t I = C.History.size(); I-- > From;) { // newest first
+    Add(C.History[I].Kind);
+    std::vector<std::string> Words = diagnosisWords(C.History[I].Diagnosis);
+    for (size_t W = 0; W < Words.size() && W < 12; ++W)
+      Add(Words[W]);
+  }
+  return T;
+}
+
+//===----------------------------------------------------------------------===//
 // The loop
 //===----------------------------------------------------------------------===//
 
@@ -202,9 +259,14 @@ static json::Object optionsJSON(const RunOptions &O) {
                       {"dropout_same_kind", O.Loop.DropoutSameKind},
                       {"min_improvement", O.Loop.MinImprovement},
                       {"measured", O.Loop.Measured},
+                      {"token_budget", O.Loop.TokenBudget
+                                           ? json::Value(O.Loop.TokenBudget)
+                                           : json::Value(nullptr)},
                       {"gate_worker", O.Eval.GateWorker.empty()
                                           ? json::Value(nullptr)
-                                          : json::Value(O.Eval.GateWorker)}};
+                                          : json::Value(O.Eval.GateWorker)},
+                      {"kb_index", O.KbIndex.empty() ? json::Value(nullptr)
+                                                     : json::Value(O.KbIndex)}};
 }
 
 namespace {
@@ -215,6 +277,8 @@ struct Runner {
   TrailWriter &Trail;
   Problem Prob;
   LoopState State;
+  /// Tokens the backend reported in the run (resume included).
+  int64_t TokensIn = 0, TokensOut = 0;
 
   std::string iterDir(unsigned I) const {
     return formatv("{0}/iter-{1:D4}", O.RunDir, I).str();
@@ -282,6 +346,46 @@ struct Runner {
     return evaluateAndDecide(0, *K);
   }
 
+  /// Queries the knowledge base for \p C (every retrieval is a `retrieval`
+  /// record; a failed one too, and the run goes on without hits).
+  Error retrieve(Context &C) {
+    KbQuery Q;
+    Q.Operator = Prob.Operator;
+    Q.Gpu = Prob.Gpu;
+    Q.Limit = O.KbLimit;
+    Q.Focus = State.Dropouts; // after a dropout the merge starts elsewhere
+    Q.Terms = retrievalTerms(C);
+    auto Hits = queryKnowledge(O.KbIndex, Q);
+    json::Object Rec{{"iteration", C.Iteration},
+                     {"index", O.KbIndex},
+                     {"operator", Q.Operator},
+                     {"gpu", Q.Gpu},
+                     {"focus", json::Array(kbLayerOrder(Q.Focus))},
+                     {"terms", json::Array(Q.Terms)},
+                     {"error", nullptr}};
+    json::Array Logged;
+    C.Retrievals.emplace();
+    if (!Hits) {
+      std::string Why = toString(Hits.takeError());
+      Log << formatv("atrex-agent: iteration {0}: retrieval failed: {1}\n",
+                     C.Iteration, Why);
+      Rec["error"] = Why;
+    } else {
+      std::vector<std::string> Ids;
+      for (const KbHit &H : *Hits) {
+        Logged.push_back(toJSON(H, /*WithSnippet=*/false));
+        Ids.push_back(H.Id);
+      }
+      Log << formatv("atrex-agent: iteration {0}: retrieved {1} (focus {2}): "
+                     "{3}\n",
+                     C.Iteration, Hits->size(), kbLayerOrder(Q.Focus).front(),
+                     join(Ids, ", "));
+      C.Retrievals = std::move(*Hits);
+    }
+    Rec["hits"] = std::move(Logged);
+    return Trail.write("retrieval", std::move(Rec));
+  }
+
   Error iteration(unsigned I) {
     Context C;
     C.Prob = Prob;
@@ -302,6 +406,9 @@ struct Runner {
                                        "': " + EC.message());
     if (Error E = writeFile(C.BestFile, C.Best.Source))
       return E;
+    if (!O.KbIndex.empty())
+      if (Error E = retrieve(C))
+        return E;
     if (Error E =
             writeFile(C.ContextFile,
                       formatv("{0:2}", json::Value(toJSON(C))).str() + "\n"))
@@ -309,6 +416,8 @@ struct Runner {
     auto Cand = B.propose(C);
     if (!Cand)
       return Cand.takeError();
+    TokensIn += Cand->TokensIn.value_or(0);
+    TokensOut += Cand->TokensOut.value_or(0);
     json::Object Rec{{"iteration", I},
                      {"backend", Cand->Backend},
                      {"command", Cand->Command},
@@ -384,14 +493,23 @@ Error runLoop(const Problem &P, Backend &B, const RunOptions &O,
     return createStringError(EC, "cannot create '" + O.RunDir +
                                      "': " + EC.message());
   std::string TrailPath = O.RunDir + "/trail.jsonl";
+  if (!O.KbIndex.empty())
+    if (Error E = checkKnowledgeIndex(O.KbIndex))
+      return E;
   Restored R;
   R.Prob = P;
+  int64_t TokensIn = 0, TokensOut = 0; // of the trail: spent, decided or not
   if (O.Resume) {
     if (!sys::fs::exists(TrailPath))
       return createStringError("--resume: no trail '" + TrailPath + "'");
     auto Records = readTrail(TrailPath);
     if (!Records)
       return Records.takeError();
+    for (const TrailRecord &Rec : *Records)
+      if (Rec.Event == "candidate") {
+        TokensIn += getInteger(Rec.Data, "tokens_in").value_or(0);
+        TokensOut += getInteger(Rec.Data, "tokens_out").value_or(0);
+      }
     auto Rs = replayTrail(TrailPath, *Records, O.RunDir);
     if (!Rs)
       return Rs.takeError();
@@ -405,6 +523,8 @@ Error runLoop(const Problem &P, Backend &B, const RunOptions &O,
   if (!Trail)
     return Trail.takeError();
   Runner Run{O, B, Log, *Trail, R.Prob, std::move(R.State)};
+  Run.TokensIn = TokensIn;
+  Run.TokensOut = TokensOut;
   if (Error E = Trail->write(
           "start",
           json::Object{
@@ -444,6 +564,14 @@ Error runLoop(const Problem &P, Backend &B, const RunOptions &O,
       Reason = "wall-seconds";
       break;
     }
+    uint64_t Tokens = Run.TokensIn + Run.TokensOut;
+    if (O.Loop.TokenBudget && Tokens >= O.Loop.TokenBudget) {
+      Reason = "token-budget";
+      Log << formatv("atrex-agent: token budget reached: {0} of {1} tokens "
+                     "used, no new iteration\n",
+                     Tokens, O.Loop.TokenBudget);
+      break;
+    }
     if (Error E = Run.iteration(I))
       return E;
     if (Error E = Run.maybeDropout(I))
@@ -461,11 +589,19 @@ Error runLoop(const Problem &P, Backend &B, const RunOptions &O,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Begin)
           .count();
   if (Error E = Trail->write(
-          "end", json::Object{{"iteration", Run.State.LastIteration},
-                              {"reason", Reason},
-                              {"best", std::move(BestJSON)},
-                              {"dropouts", Run.State.Dropouts},
-                              {"wall_s", Wall}}))
+          "end",
+          json::Object{
+              {"iteration", Run.State.LastIteration},
+              {"reason", Reason},
+              {"best", std::move(BestJSON)},
+              {"dropouts", Run.State.Dropouts},
+              {"tokens",
+               json::Object{{"in", Run.TokensIn},
+                            {"out", Run.TokensOut},
+                            {"budget", O.Loop.TokenBudget
+                                           ? json::Value(O.Loop.TokenBudget)
+                                           : json::Value(nullptr)}}},
+              {"wall_s", Wall}}))
     return E;
   if (Run.State.HaveAccepted)
     Log << formatv("atrex-agent: best: iteration {0}, S_i {1:F4}, {2}\n",

@@ -20,8 +20,9 @@ using namespace llvm;
 namespace atrex::agent {
 
 static const StringSet<> &events() {
-  static const StringSet<> E = {"start",  "candidate", "evaluation", "accept",
-                                "reject", "dropout",   "end"};
+  static const StringSet<> E = {"start",  "candidate", "evaluation",
+                                "accept", "reject",    "dropout",
+                                "end",    "retrieval"};
   return E;
 }
 
@@ -84,6 +85,8 @@ Expected<Restored> replayTrail(StringRef Path, ArrayRef<TrailRecord> Records,
         return Fail(toString(Prob.takeError()));
       Out.Prob = std::move(*Prob);
       Out.Command = R.Data.getString("command").value_or("").str();
+      if (const json::Object *Opts = R.Data.getObject("options"))
+        Out.KbIndex = Opts->getString("kb_index").value_or("").str();
       HaveStart = true;
       continue;
     }

@@ -30,6 +30,22 @@ std::string sha256Hex(StringRef Data) {
   return toHex(Hash, /*LowerCase=*/true);
 }
 
+std::string pythonSubmissionFormat(StringRef Source) {
+  SmallVector<StringRef> Lines;
+  Source.split(Lines, '\n');
+  auto Defines = [&](StringRef Prefix) {
+    return any_of(Lines, [&](StringRef L) {
+      return L.consume_front(Prefix) &&
+             (L.empty() || !(isAlnum(L.front()) || L.front() == '_'));
+    });
+  };
+  if (Defines("class ModelNew"))
+    return "kernelbench";
+  if (Defines("def custom_kernel"))
+    return "gpumode";
+  return "entry";
+}
+
 std::string shapeString(const Shape &S) {
   std::string Out;
   for (const auto &[Key, Value] : S)

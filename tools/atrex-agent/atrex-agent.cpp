@@ -3,17 +3,24 @@
 // Part of atrex (`atrex agent ...`, docs/agent.md):
 //
 //   atrex-agent run --run-dir DIR (--problem ID | --op OP --shape K=V,...)
-//                   --start FILE --command CMD [--gpu H200] [--iterations N]
-//                   [--wall-seconds S] [--dropout-after K]
+//                   --start FILE (--command CMD | --backend search |
+//                   --backend openai --model M [--base-url URL]
+//                   [--api-key-env NAME] [--max-tokens N] [--temperature T]
+//                   [--request-timeout S]) [--gpu H200] [--iterations N]
+//                   [--wall-seconds S] [--token-budget N] [--dropout-after K]
 //                   [--dropout-same-kind M] [--min-improvement R]
 //                   [--no-gate] [--gate-worker PATH] [--gate-settings JSON]
 //                   [--resume]
 //   atrex-agent report TRAIL [--format text|md]
+//   atrex-agent kb build|query|isa ... (KbCommand.cpp)
+//   atrex-agent prompt CONTEXT
 //
 //===----------------------------------------------------------------------===//
 
+#include "KbCommand.h"
 #include "atrex/Agent/Backend.h"
 #include "atrex/Agent/Loop.h"
+#include "atrex/Agent/OpenAI.h"
 #include "atrex/Agent/Process.h"
 #include "atrex/Agent/Templates.h"
 #include "atrex/Agent/Trail.h"
@@ -28,6 +35,8 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
+
 using namespace llvm;
 using namespace atrex::agent;
 
@@ -35,6 +44,9 @@ static cl::OptionCategory Cat("atrex-agent options");
 static cl::SubCommand RunCmd("run", "Run (or resume) the measure-revise loop "
                                     "on one problem");
 static cl::SubCommand ReportCmd("report", "Print the trajectory of a trail");
+static cl::SubCommand PromptCmd("prompt",
+                                "Print the messages the openai backend sends "
+                                "for a context document (context.json)");
 static cl::SubCommand PrelintCmd("prelint",
                                  "Lint every configuration of an operator's "
                                  "templates (and FILEs) into a lint cache");
@@ -60,8 +72,9 @@ static cl::opt<std::string> StartFile("start", cl::sub(RunCmd), cl::cat(Cat),
                                       cl::desc("Starting submission"));
 static cl::opt<std::string>
     BackendOpt("backend", cl::sub(RunCmd), cl::cat(Cat),
-               cl::desc("Backend: command (--command) or search (the "
-                        "built-in template search)"),
+               cl::desc("Backend: command (--command), search (the "
+                        "built-in template search) or openai (an "
+                        "OpenAI-compatible chat-completions endpoint)"),
                cl::init("command"));
 static cl::opt<std::string>
     TemplatesOpt("templates", cl::sub(RunCmd), cl::sub(PrelintCmd),
@@ -88,6 +101,44 @@ static cl::opt<unsigned>
     CommandTimeout("command-timeout", cl::sub(RunCmd), cl::cat(Cat),
                    cl::desc("Seconds per backend command (0: no limit)"),
                    cl::init(0));
+static cl::opt<std::string>
+    BaseURL("base-url", cl::sub(RunCmd), cl::cat(Cat),
+            cl::desc("openai: the API's base URL (default: $OPENAI_BASE_URL, "
+                     "else https://api.openai.com/v1)"));
+static cl::opt<std::string> ModelOpt("model", cl::sub(RunCmd), cl::cat(Cat),
+                                     cl::desc("openai: the model"));
+static cl::opt<std::string>
+    ApiKeyEnv("api-key-env", cl::sub(RunCmd), cl::cat(Cat),
+              cl::desc("openai: the environment variable holding the API "
+                       "key (unset or empty: no Authorization header)"),
+              cl::init("OPENAI_API_KEY"));
+static cl::opt<unsigned> MaxTokensOpt("max-tokens", cl::sub(RunCmd),
+                                      cl::cat(Cat),
+                                      cl::desc("openai: max_tokens of a reply "
+                                               "(default: the server's)"));
+static cl::opt<double>
+    TemperatureOpt("temperature", cl::sub(RunCmd), cl::cat(Cat),
+                   cl::desc("openai: sampling temperature (default: the "
+                            "server's)"));
+static cl::opt<unsigned>
+    RequestTimeout("request-timeout", cl::sub(RunCmd), cl::cat(Cat),
+                   cl::desc("openai: seconds per request attempt"),
+                   cl::init(600));
+static cl::opt<unsigned>
+    RequestAttempts("request-attempts", cl::sub(RunCmd), cl::cat(Cat),
+                    cl::desc("openai: attempts per request (connection "
+                             "errors, 429 and 5xx are retried)"),
+                    cl::init(4));
+static cl::opt<double>
+    RetryBackoff("retry-backoff", cl::sub(RunCmd), cl::cat(Cat),
+                 cl::desc("openai: seconds before the first retry, doubled "
+                          "each time (a Retry-After header overrides)"),
+                 cl::init(2));
+static cl::opt<uint64_t>
+    TokenBudget("token-budget", cl::sub(RunCmd), cl::cat(Cat),
+                cl::desc("No new iteration once the run's tokens in + out "
+                         "reach N (resume included; 0: no limit)"),
+                cl::init(0));
 static cl::opt<unsigned> Iterations("iterations", cl::sub(RunCmd), cl::cat(Cat),
                                     cl::desc("Candidate iterations in all"),
                                     cl::init(5));
@@ -125,11 +176,21 @@ static cl::opt<std::string>
                  cl::desc("JSON object merged into the plan's settings"));
 static cl::opt<bool> Resume("resume", cl::sub(RunCmd), cl::cat(Cat),
                             cl::desc("Continue the run directory's trail"));
+static cl::opt<std::string>
+    KbIndexOpt("kb-index", cl::sub(RunCmd), cl::cat(Cat),
+               cl::desc("Knowledge-base index (atrex agent kb build), queried "
+                        "before every backend call (resume: the trail's)"));
+static cl::opt<unsigned> KbLimitOpt("kb-limit", cl::sub(RunCmd), cl::cat(Cat),
+                                    cl::desc("Hits per retrieval"),
+                                    cl::init(6));
 
 static cl::opt<std::string> TrailPath(cl::Positional, cl::sub(ReportCmd),
                                       cl::desc("TRAIL"), cl::Required);
 static cl::opt<std::string> Format("format", cl::sub(ReportCmd), cl::cat(Cat),
                                    cl::desc("text or md"), cl::init("text"));
+
+static cl::opt<std::string> PromptContext(cl::Positional, cl::sub(PromptCmd),
+                                          cl::desc("CONTEXT"), cl::Required);
 
 static ExitOnError ExitOnErr;
 
@@ -152,22 +213,56 @@ static std::string findTool(StringRef Name, const char *Argv0) {
   return "";
 }
 
+/// The openai backend's options; the key stays in its variable.
+static OpenAIOptions openAIOptions() {
+  OpenAIOptions O;
+  if (!BaseURL.empty())
+    O.BaseURL = BaseURL;
+  else if (const char *Env = std::getenv("OPENAI_BASE_URL"); Env && *Env)
+    O.BaseURL = Env;
+  O.Model = ModelOpt;
+  O.ApiKeyEnv = ApiKeyEnv;
+  if (O.ApiKeyEnv.empty())
+    ExitOnErr(createStringError("--api-key-env: give a variable name"));
+  if (MaxTokensOpt.getNumOccurrences())
+    O.MaxTokens = MaxTokensOpt;
+  if (TemperatureOpt.getNumOccurrences()) {
+    if (TemperatureOpt < 0)
+      ExitOnErr(createStringError("--temperature must be >= 0"));
+    O.Temperature = TemperatureOpt;
+  }
+  if (RequestTimeout == 0)
+    ExitOnErr(createStringError("--request-timeout must be > 0"));
+  if (RequestAttempts == 0)
+    ExitOnErr(createStringError("--request-attempts must be > 0"));
+  if (RetryBackoff < 0)
+    ExitOnErr(createStringError("--retry-backoff must be >= 0"));
+  O.RequestTimeoutS = RequestTimeout;
+  O.Attempts = RequestAttempts;
+  O.BackoffS = RetryBackoff;
+  return O;
+}
+
 static int run(const char *Argv0) {
-  if (BackendOpt != "command" && BackendOpt != "search")
+  if (BackendOpt != "command" && BackendOpt != "search" &&
+      BackendOpt != "openai")
     ExitOnErr(createStringError("--backend '" + BackendOpt +
-                                "': 'command' or 'search'"));
+                                "': 'command', 'search' or 'openai'"));
   RunOptions O;
   O.RunDir = RunDir;
   O.StartFile = StartFile;
   O.Resume = Resume;
   O.BackendName = BackendOpt;
   O.Command = CommandOpt;
+  O.KbIndex = KbIndexOpt;
+  O.KbLimit = KbLimitOpt;
   O.Loop.Iterations = Iterations;
   O.Loop.WallSeconds = WallSeconds;
   O.Loop.DropoutAfter = DropoutAfter;
   O.Loop.DropoutSameKind = DropoutSameKind;
   O.Loop.MinImprovement = MinImprovement;
   O.Loop.Measured = !NoGate;
+  O.Loop.TokenBudget = TokenBudget;
   if (MinImprovement < 0)
     ExitOnErr(createStringError("--min-improvement must be >= 0"));
 
@@ -179,6 +274,8 @@ static int run(const char *Argv0) {
     P = R.Prob;
     if (O.Command.empty())
       O.Command = R.Command;
+    if (O.KbIndex.empty())
+      O.KbIndex = R.KbIndex;
   } else {
     if (StartFile.empty())
       ExitOnErr(createStringError("give --start FILE (the starting "
@@ -200,6 +297,11 @@ static int run(const char *Argv0) {
     SmallString<256> Abs(StartFile);
     sys::fs::make_absolute(Abs);
     O.StartFile = std::string(Abs);
+  }
+  if (!O.KbIndex.empty()) {
+    SmallString<256> Abs(O.KbIndex);
+    sys::fs::make_absolute(Abs);
+    O.KbIndex = std::string(Abs);
   }
   SmallString<256> AbsRun(RunDir);
   sys::fs::make_absolute(AbsRun);
@@ -236,6 +338,8 @@ static int run(const char *Argv0) {
   if (BackendOpt == "search")
     B = ExitOnErr(createSearchBackend(
         atrex::dataPath(TemplatesOpt, ATREX_SOURCE_DIR, Argv0), P.Operator));
+  else if (BackendOpt == "openai")
+    B = ExitOnErr(createOpenAIBackend(openAIOptions()));
   else
     B = createCommandBackend(O.Command, CommandTimeout);
   ExitOnErr(runLoop(P, *B, O, errs()));
@@ -315,6 +419,8 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(Cat, RunCmd);
   cl::HideUnrelatedOptions(Cat, ReportCmd);
   cl::HideUnrelatedOptions(Cat, PrelintCmd);
+  cl::HideUnrelatedOptions(Cat, PromptCmd);
+  prepareKbCommand();
   cl::ParseCommandLineOptions(argc, argv,
                               "atrex agent: the measure-revise loop "
                               "(docs/agent.md)\n");
@@ -322,12 +428,25 @@ int main(int argc, char **argv) {
     return run(argv[0]);
   if (PrelintCmd)
     return prelint(argv[0]);
+  if (kbCommandGiven())
+    return runKbCommand(argv[0]);
+  if (PromptCmd) {
+    auto V = json::parse(ExitOnErr(readFile(PromptContext)));
+    if (!V)
+      ExitOnErr(createStringError(PromptContext +
+                                  ": not JSON: " + toString(V.takeError())));
+    if (!V->getAsObject())
+      ExitOnErr(createStringError(PromptContext + ": not a JSON object"));
+    for (const ChatMessage &M : renderPrompt(*V->getAsObject()))
+      outs() << "=== " << M.Role << " ===\n" << M.Content << "\n";
+    return 0;
+  }
   if (ReportCmd) {
     auto Records = ExitOnErr(readTrail(TrailPath));
     ExitOnErr(writeReport(TrailPath, Records, Format, outs()));
     return 0;
   }
-  errs() << "atrex-agent: error: give a command: run, report or prelint "
-            "(--help)\n";
+  errs() << "atrex-agent: error: give a command: run, report, prelint, "
+            "prompt or kb (--help)\n";
   return 1;
 }

@@ -194,6 +194,15 @@ static int check() {
   return 0;
 }
 
+/// The Python submission format of \p File (suite::pythonSubmissionFormat).
+static std::string pythonFormat(StringRef File) {
+  auto Buf = MemoryBuffer::getFile(File);
+  if (!Buf)
+    ExitOnErr(createStringError("cannot read '" + File +
+                                "': " + Buf.getError().message()));
+  return atrex::suite::pythonSubmissionFormat((*Buf)->getBuffer());
+}
+
 static int plan() {
   if (SetDir.empty() || SealedPath.empty() || Output.empty())
     ExitOnErr(createStringError("plan needs --set, --sealed and -o"));
@@ -284,12 +293,34 @@ static int plan() {
   json::Array Submissions;
   std::vector<std::string> Missing;
   for (auto &[Op, Entries] : ByOp) {
-    SmallString<256> Source(SetAbs);
-    sys::path::append(Source, Op + ".cu");
-    if (!sys::fs::exists(Source)) {
+    // <op>.cu, <op>.hip or <op>.py: the language is the file's; two of them
+    // for one operator are ambiguous.
+    SmallString<256> Source;
+    std::string Lang;
+    for (auto [Ext, L] : {std::pair<StringRef, StringRef>{".cu", "cuda"},
+                          {".hip", "hip"},
+                          {".py", "python"}}) {
+      SmallString<256> F(SetAbs);
+      sys::path::append(F, Op + Ext);
+      if (!sys::fs::exists(F))
+        continue;
+      if (!Source.empty())
+        ExitOnErr(createStringError("'" + SetDir +
+                                    "' has two submissions "
+                                    "for '" +
+                                    Op + "': " + sys::path::filename(Source) +
+                                    " and " + sys::path::filename(F)));
+      Source = F;
+      Lang = L.str();
+    }
+    if (Source.empty()) {
       Missing.push_back(Op);
       continue;
     }
+    json::Object Sub{
+        {"name", SetName + "/" + Op}, {"operator", Op}, {"lang", Lang}};
+    if (Lang == "python")
+      Sub["format"] = pythonFormat(Source);
     std::string Rel = std::string(Source);
     StringRef Prefix = PlanDir;
     if (StringRef(Rel).starts_with(Prefix.rtrim('/').str() + "/"))
@@ -304,15 +335,13 @@ static int plan() {
     json::Array List;
     for (Entry &E : Entries)
       List.push_back(std::move(E.Problem));
-    Submissions.push_back(json::Object{{"name", SetName + "/" + Op},
-                                       {"source", Rel},
-                                       {"operator", Op},
-                                       {"lang", "cuda"},
-                                       {"problems", std::move(List)}});
+    Sub["source"] = Rel;
+    Sub["problems"] = std::move(List);
+    Submissions.push_back(std::move(Sub));
   }
   if (Submissions.empty())
-    ExitOnErr(
-        createStringError("no <operator>.cu of the suite in '" + SetDir + "'"));
+    ExitOnErr(createStringError(
+        "no <operator>.cu, .hip or .py of the suite in '" + SetDir + "'"));
   if (!Missing.empty())
     errs() << "atrex-suite: note: no submission in '" << SetDir
            << "' for: " << join(Missing, ", ") << "\n";

@@ -11,6 +11,7 @@
 #ifndef ATREX_AGENT_BACKEND_H
 #define ATREX_AGENT_BACKEND_H
 
+#include "atrex/Agent/Knowledge.h"
 #include "atrex/Agent/Problem.h"
 
 #include "llvm/Support/Error.h"
@@ -65,6 +66,13 @@ struct Context {
   std::string BestFile;      ///< best.cu: the best kernel's source
   std::string CandidateFile; ///< where the backend writes the candidate
   std::string TokensFile;    ///< optional sidecar with token counts
+  /// `atrex eval` (Eval.h): the public card of the operator to write, in
+  /// place of a suite problem; none in `atrex agent run`.
+  std::optional<llvm::json::Object> Card;
+  std::string CardFile; ///< card.md: the card as the public bundle has it
+  /// With --kb-index: what the knowledge base returned for this iteration
+  /// (the context's `retrievals`); none without an index.
+  std::optional<std::vector<KbHit>> Retrievals;
 };
 
 /// The context document (`atrex-agent-context/1`, docs/agent.md).
@@ -98,12 +106,12 @@ public:
 };
 
 /// Runs `/bin/sh -c COMMAND` with the placeholders {context}, {candidate},
-/// {best}, {tokens}, {dir} and {iteration} replaced by the context's paths,
-/// the same in the environment (ATREX_AGENT_CONTEXT, ATREX_AGENT_CANDIDATE,
-/// ATREX_AGENT_BEST, ATREX_AGENT_TOKENS, ATREX_AGENT_DIR,
-/// ATREX_AGENT_ITERATION), stdout and stderr to command.out / command.err in
-/// the iteration's directory, and reads the candidate from CandidateFile.
-/// TimeoutS 0: no limit.
+/// {best}, {tokens}, {dir}, {iteration} and {card} replaced by the context's
+/// paths, the same in the environment (ATREX_AGENT_CONTEXT,
+/// ATREX_AGENT_CANDIDATE, ATREX_AGENT_BEST, ATREX_AGENT_TOKENS,
+/// ATREX_AGENT_DIR, ATREX_AGENT_ITERATION, ATREX_AGENT_CARD), stdout and stderr
+/// to command.out / command.err in the iteration's directory, and reads the
+/// candidate from CandidateFile. TimeoutS 0: no limit.
 std::unique_ptr<Backend> createCommandBackend(std::string Command,
                                               unsigned TimeoutS = 0);
 

@@ -21,6 +21,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,9 @@ struct LoopOptions {
   /// An accepted S_i must exceed best * (1 + MinImprovement).
   double MinImprovement = 0;
   bool Measured = true; ///< false under --no-gate
+  /// No new iteration once the run's tokens (in + out, as the backend
+  /// reported them, resume included) reach this; 0: no limit.
+  uint64_t TokenBudget = 0;
 };
 
 /// What one iteration came to.
@@ -92,7 +96,17 @@ struct RunOptions {
   std::string Command;     ///< the command backend's command
   LoopOptions Loop;
   EvalOptions Eval;
+  /// The knowledge-base index (`atrex agent kb build`) queried before every
+  /// backend call; "" none.
+  std::string KbIndex;
+  unsigned KbLimit = 6; ///< hits per retrieval
 };
+
+/// What an iteration asks the knowledge base (docs/agent.md, "The knowledge
+/// base"): the operator, phase and regime, the best kernel's verdicts and
+/// gate status where they are not adopted and pass, the last two history
+/// entries' failure kinds and the words of their diagnoses.
+std::vector<std::string> retrievalTerms(const Context &C);
 
 /// Runs (or resumes) the loop on \p P (ignored when resuming: the trail's
 /// problem is used). Progress lines go to \p Log.

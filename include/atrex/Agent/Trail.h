@@ -1,9 +1,9 @@
 //===- Trail.h - the audit trail (atrex-agent-trail/1) ----------*- C++ -*-===//
 //
-// Part of atrex. One JSON object per line: start, candidate, evaluation,
-// accept, reject, dropout, end (schema in docs/agent.md). Written as the
-// loop goes (each line flushed), read back by --resume and by
-// `atrex agent report`.
+// Part of atrex. One JSON object per line: start, retrieval, candidate,
+// evaluation, accept, reject, dropout, end (schema in docs/agent.md). Written
+// as the loop goes (each line flushed), read back by --resume and by `atrex
+// agent report`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +37,7 @@ llvm::Expected<std::vector<TrailRecord>> readTrail(llvm::StringRef Path);
 struct Restored {
   Problem Prob;
   std::string Command; ///< the last start record's
+  std::string KbIndex; ///< the last start record's options.kb_index
   LoopState State;
 };
 /// Replays \p Records (the best, the history, the counters, dropouts).

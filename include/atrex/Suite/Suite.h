@@ -169,6 +169,12 @@ factsFor(const OperatorConfig &Op, const Shape &Def, const Shape &Entry);
 /// The lowercase hex SHA-256 of `Data`.
 std::string sha256Hex(llvm::StringRef Data);
 
+/// The format a Python submission is called in (docs/gate.md, "Python
+/// submissions"), from its source: "kernelbench" when it defines
+/// `class ModelNew`, "gpumode" when it defines `def custom_kernel`, else
+/// "entry" (a function named like the operator).
+std::string pythonSubmissionFormat(llvm::StringRef Source);
+
 /// Expands a configuration: problems, facts, validity checks (errors name the
 /// configuration entry), serving-mix weights from rooflines on
 /// `Config.WeightsGpu`, ids and visibility.

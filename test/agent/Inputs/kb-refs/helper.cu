@@ -1,0 +1,1 @@
+// Not an operator's name: left out with a note.
