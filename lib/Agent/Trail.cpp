@@ -202,10 +202,158 @@ static std::string tokens(const Row &R) {
   return T(R.TokensIn) + "/" + T(R.TokensOut);
 }
 
+static std::string html(StringRef S) {
+  std::string Out;
+  for (char C : S)
+    switch (C) {
+    case '<':
+      Out += "&lt;";
+      break;
+    case '>':
+      Out += "&gt;";
+      break;
+    case '&':
+      Out += "&amp;";
+      break;
+    case '"':
+      Out += "&quot;";
+      break;
+    default:
+      Out += C;
+    }
+  return Out;
+}
+
+/// The trajectory as one self-contained HTML page: S_i over the iterations
+/// (a fraction of T_roofline: 1 is the roofline), the best so far as a step
+/// line, dropouts as dashed lines, then the table.
+static void printHTML(raw_ostream &OS, StringRef Title, bool Measured,
+                      ArrayRef<Row> Rows, const std::optional<Row> &Best) {
+  OS << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>"
+     << html(Title) << "</title>\n<style>body{font-family:sans-serif;"
+     << "margin:2em}table{border-collapse:collapse}td,th{border:1px solid "
+     << "#ccc;padding:2px 8px;text-align:right}td.l{text-align:left}"
+     << "tr.note td{background:#fff4d6;text-align:left}"
+     << "tr.acc td{background:#e6f4e6}</style></head><body>\n<h2>"
+     << html(Title) << "</h2>\n";
+  if (!Measured)
+    OS << "<p>not measured (--no-gate): no S_i, nothing accepted</p>\n";
+  unsigned MaxIter = 0;
+  double MaxS = 0;
+  for (const Row &R : Rows)
+    if (R.Note.empty()) {
+      MaxIter = std::max(MaxIter, R.Iteration);
+      MaxS = std::max(MaxS, R.S.value_or(0));
+    }
+  // The plot: x = iteration, y = S_i on [0, 1] (or the largest S_i when a
+  // floor-free variant exceeds 1).
+  const double W = 720, H = 300, L = 50, B = 30, T = 15, Rm = 15;
+  double YMax = std::max(1.0, MaxS);
+  auto X = [&](double I) {
+    return L + (MaxIter ? I / MaxIter : 0.5) * (W - L - Rm);
+  };
+  auto Y = [&](double S) { return T + (1 - S / YMax) * (H - T - B); };
+  OS << formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" "
+                "height=\"{1}\" role=\"img\" aria-label=\"S_i over "
+                "iterations\">\n",
+                W, H);
+  OS << formatv("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" "
+                "stroke=\"#333\"/><line x1=\"{0}\" y1=\"{3}\" x2=\"{0}\" "
+                "y2=\"{1}\" stroke=\"#333\"/>\n",
+                L, Y(0), W - Rm, T);
+  for (double S : {0.0, 0.25, 0.5, 0.75, 1.0})
+    OS << formatv("<text x=\"{0}\" y=\"{1}\" font-size=\"11\" "
+                  "text-anchor=\"end\">{2:F2}</text>\n",
+                  L - 4, Y(S) + 4, S);
+  OS << formatv("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" "
+                "stroke=\"#c00\" stroke-dasharray=\"2,2\"/><text x=\"{2}\" "
+                "y=\"{3}\" font-size=\"11\" fill=\"#c00\" "
+                "text-anchor=\"end\">roofline (S_i = 1)</text>\n",
+                L, Y(1), W - Rm, Y(1) - 3);
+  for (unsigned I = 0; I <= MaxIter; I += std::max(1u, MaxIter / 10))
+    OS << formatv("<text x=\"{0}\" y=\"{1}\" font-size=\"11\" "
+                  "text-anchor=\"middle\">{2}</text>\n",
+                  X(I), H - B + 14, I);
+  OS << formatv("<text x=\"{0}\" y=\"{1}\" font-size=\"11\" "
+                "text-anchor=\"middle\">iteration</text>\n",
+                (L + W) / 2, H - 2);
+  // Dropouts: after iteration I, drawn half-way to the next one.
+  unsigned Prev = 0;
+  for (const Row &R : Rows) {
+    if (R.Note.empty()) {
+      Prev = R.Iteration;
+      continue;
+    }
+    if (!StringRef(R.Note).starts_with("dropout"))
+      continue;
+    OS << formatv("<line class=\"dropout\" x1=\"{0}\" y1=\"{1}\" "
+                  "x2=\"{0}\" y2=\"{2}\" stroke=\"#e69500\" "
+                  "stroke-dasharray=\"5,3\"><title>{3}</title></line>\n",
+                  X(Prev + 0.5), T, Y(0), html(R.Note));
+  }
+  // The best so far (a step line), then every measured candidate.
+  std::string Path;
+  double BestS = -1;
+  for (const Row &R : Rows)
+    if (R.Note.empty() && R.Accepted && R.S) {
+      if (BestS >= 0)
+        Path += formatv(" L{0:F1},{1:F1}", X(R.Iteration), Y(BestS)).str();
+      Path += formatv("{0}{1:F1},{2:F1}", BestS < 0 ? "M" : " L",
+                      X(R.Iteration), Y(*R.S))
+                  .str();
+      BestS = *R.S;
+    }
+  if (BestS >= 0) {
+    Path += formatv(" L{0:F1},{1:F1}", X(MaxIter), Y(BestS)).str();
+    OS << "<path class=\"best\" d=\"" << Path
+       << "\" fill=\"none\" stroke=\"#2a7\" stroke-width=\"2\"/>\n";
+  }
+  for (const Row &R : Rows)
+    if (R.Note.empty() && R.S)
+      OS << formatv("<circle class=\"{0}\" cx=\"{1:F1}\" cy=\"{2:F1}\" "
+                    "r=\"4\" fill=\"{3}\" stroke=\"{4}\"><title>iteration "
+                    "{5}: S_i {6:F4}, {7}</title></circle>\n",
+                    R.Accepted ? "accepted" : "rejected", X(R.Iteration),
+                    Y(*R.S), R.Accepted ? "#2a7" : "white",
+                    R.Accepted ? "#2a7" : "#888", R.Iteration, *R.S,
+                    R.Accepted ? std::string("accepted")
+                               : "rejected: " + html(R.Kind));
+  OS << "</svg>\n<p>S_i = min(1, T_roofline / T_measured), 0 unless the "
+        "gate passed and both verdicts are adopted. Filled: accepted; "
+        "hollow: rejected; green line: the best so far; dashed: optimization "
+        "dropouts.</p>\n";
+  OS << "<table>\n<tr><th>iter</th><th>S_i</th><th>median us</th><th>lint</th>"
+        "<th>gate</th><th>verdict</th><th>accepted</th><th>kind</th><th>tokens "
+        "in/out</th></tr>\n";
+  for (const Row &R : Rows) {
+    if (!R.Note.empty()) {
+      OS << "<tr class=\"note\"><td colspan=\"9\">" << html(R.Note)
+         << "</td></tr>\n";
+      continue;
+    }
+    OS << "<tr" << (R.Accepted ? " class=\"acc\"" : "") << "><td>"
+       << R.Iteration << "</td><td>" << num(R.S, "{0:F4}") << "</td><td>"
+       << num(R.MedianUs, "{0:F2}") << "</td><td class=\"l\">"
+       << html(R.Lint) << "</td><td class=\"l\">" << html(R.Gate)
+       << "</td><td class=\"l\">" << html(R.Verdict) << "</td><td>"
+       << (R.Accepted ? "yes" : "no") << "</td><td class=\"l\">"
+       << html(R.Kind.empty() ? "-" : R.Kind) << "</td><td>"
+       << tokens(R) << "</td></tr>\n";
+  }
+  OS << "</table>\n<p>";
+  if (Best)
+    OS << formatv("best: iteration {0}, S_i {1}, median {2} us, {3}",
+                  Best->Iteration, num(Best->S, "{0:F4}"),
+                  num(Best->MedianUs, "{0:F2}"), html(Best->Hash));
+  else
+    OS << "best: none accepted";
+  OS << "</p>\n</body></html>\n";
+}
+
 Error writeReport(StringRef Path, ArrayRef<TrailRecord> Records,
                   StringRef Format, raw_ostream &OS) {
-  if (Format != "text" && Format != "md")
-    return createStringError("--format must be text or md");
+  if (Format != "text" && Format != "md" && Format != "html")
+    return createStringError("--format must be text, md or html");
   std::optional<Problem> Prob;
   std::vector<Row> Rows;
   std::map<unsigned, Row> Open;
@@ -285,6 +433,10 @@ Error writeReport(StringRef Path, ArrayRef<TrailRecord> Records,
               Prob->Operator, Prob->Id, shapeText(Prob->Shape), Prob->Gpu,
               Prob->TRooflineS * 1e6, Prob->Ceiling)
           .str();
+  if (Format == "html") {
+    printHTML(OS, Title, Measured, Rows, Best);
+    return Error::success();
+  }
   OS << (Md ? "## " : "") << Title << "\n\n";
   if (!Measured)
     OS << "not measured (--no-gate): no S_i, nothing "

@@ -187,7 +187,8 @@ static cl::opt<unsigned> KbLimitOpt("kb-limit", cl::sub(RunCmd), cl::cat(Cat),
 static cl::opt<std::string> TrailPath(cl::Positional, cl::sub(ReportCmd),
                                       cl::desc("TRAIL"), cl::Required);
 static cl::opt<std::string> Format("format", cl::sub(ReportCmd), cl::cat(Cat),
-                                   cl::desc("text or md"), cl::init("text"));
+                                   cl::desc("text, md or html"),
+                                   cl::init("text"));
 
 static cl::opt<std::string> PromptContext(cl::Positional, cl::sub(PromptCmd),
                                           cl::desc("CONTEXT"), cl::Required);

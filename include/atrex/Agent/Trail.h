@@ -60,7 +60,8 @@ private:
   std::unique_ptr<llvm::raw_fd_ostream> OS;
 };
 
-/// The trajectory of a trail: "text" or "md".
+/// The trajectory of a trail: "text", "md" or "html" (a page with the plot
+/// of S_i over the iterations, dropouts marked).
 llvm::Error writeReport(llvm::StringRef Path,
                         llvm::ArrayRef<TrailRecord> Records,
                         llvm::StringRef Format, llvm::raw_ostream &OS);
