@@ -863,7 +863,8 @@ std::vector<KbDocument> extractApiDocs(StringRef Text, StringRef Header,
 
 static std::string absolute(StringRef P) {
   SmallString<256> A(P);
-  (void)sys::fs::make_absolute(A);
+  if (sys::fs::make_absolute(A)) // no working directory: keep it relative
+    return P.str();
   sys::path::remove_dots(A, true);
   return std::string(A);
 }
@@ -1193,7 +1194,10 @@ Expected<KbBuildResult> buildKnowledgeIndex(const KbBuildOptions &O) {
   }
 
   std::string Tmp = O.Output + ".tmp";
-  (void)sys::fs::remove(Tmp);
+  if (sys::fs::exists(Tmp))
+    if (std::error_code EC = sys::fs::remove(Tmp))
+      return createStringError(EC,
+                               "cannot replace '" + Tmp + "': " + EC.message());
   {
     Db D;
     D.Path = Tmp;
@@ -1553,7 +1557,7 @@ Expected<std::vector<KernelIsa>> parseSass(StringRef Text) {
       Rest = Rest.split(' ').second.ltrim();
     StringRef Op = Rest.take_while(
         [](char C) { return isAlnum(C) || C == '.' || C == '_'; });
-    if (Op.empty() || !isUpper(Op[0]))
+    if (Op.empty() || !isUpper(Op[0]) || Op == "NOP") // NOP: padding
       continue;
     ++Out.back().Instructions;
     ++Out.back().Opcodes[Op.str()];

@@ -333,12 +333,11 @@ static void printHTML(raw_ostream &OS, StringRef Title, bool Measured,
     }
     OS << "<tr" << (R.Accepted ? " class=\"acc\"" : "") << "><td>"
        << R.Iteration << "</td><td>" << num(R.S, "{0:F4}") << "</td><td>"
-       << num(R.MedianUs, "{0:F2}") << "</td><td class=\"l\">"
-       << html(R.Lint) << "</td><td class=\"l\">" << html(R.Gate)
-       << "</td><td class=\"l\">" << html(R.Verdict) << "</td><td>"
-       << (R.Accepted ? "yes" : "no") << "</td><td class=\"l\">"
-       << html(R.Kind.empty() ? "-" : R.Kind) << "</td><td>"
-       << tokens(R) << "</td></tr>\n";
+       << num(R.MedianUs, "{0:F2}") << "</td><td class=\"l\">" << html(R.Lint)
+       << "</td><td class=\"l\">" << html(R.Gate) << "</td><td class=\"l\">"
+       << html(R.Verdict) << "</td><td>" << (R.Accepted ? "yes" : "no")
+       << "</td><td class=\"l\">" << html(R.Kind.empty() ? "-" : R.Kind)
+       << "</td><td>" << tokens(R) << "</td></tr>\n";
   }
   OS << "</table>\n<p>";
   if (Best)

@@ -27,7 +27,6 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <algorithm>
 #include <cstdlib>
 
 using namespace llvm;
@@ -213,7 +212,9 @@ static std::vector<std::string> torchIncludes(const char *Argv0) {
     return Out;
   runProcess(Lint, {"atrex-lint", "--print-toolchain"}, {}, Tmp, "", 60);
   auto Text = readFile(Tmp);
-  (void)sys::fs::remove(Tmp);
+  if (std::error_code EC = sys::fs::remove(Tmp))
+    errs() << "atrex-agent: note: cannot remove '" << Tmp
+           << "': " << EC.message() << "\n";
   if (!Text) {
     consumeError(Text.takeError());
     return Out;
@@ -261,7 +262,9 @@ static int isa(const char *Argv0) {
            << "\n(files kept in " << Work << ")\n";
     return 1;
   }
-  (void)sys::fs::remove_directories(Work);
+  if (std::error_code EC = sys::fs::remove_directories(Work))
+    errs() << "atrex-agent: note: cannot remove '" << Work
+           << "': " << EC.message() << "\n";
   if (KbFormat == "json") {
     json::Array A;
     for (const KernelIsa &K : *Kernels)
@@ -286,8 +289,9 @@ static int isa(const char *Argv0) {
       outs() << "  " << G << ": " << join(Ops, ", ") << "\n";
     std::vector<std::pair<std::string, unsigned>> Top(K.Opcodes.begin(),
                                                       K.Opcodes.end());
-    llvm::stable_sort(
-        Top, [](const auto &A, const auto &B) { return A.second > B.second; });
+    llvm::sort(Top, [](const auto &A, const auto &B) {
+      return A.second != B.second ? A.second > B.second : A.first < B.first;
+    });
     std::vector<std::string> Most;
     for (size_t I = 0; I < Top.size() && I < 8; ++I)
       Most.push_back(Top[I].first + " x" + std::to_string(Top[I].second));
