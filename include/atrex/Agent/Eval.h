@@ -103,7 +103,8 @@ struct GenerateOptions {
   std::vector<std::string> Operators; ///< empty: every card
   std::string Gpu = "H200";
   /// The submissions' language: "cuda" (<op>.cu, the C++ form) or "python"
-  /// (<op>.py: KernelBench, GPU MODE or entry form; docs/submission-contract.md).
+  /// (<op>.py: KernelBench, GPU MODE or entry form;
+  /// docs/submission-contract.md).
   std::string Lang = "cuda";
   /// How each turn is linted (NoGate is forced: generation never gates).
   EvalOptions Lint;
