@@ -1572,6 +1572,7 @@ StringRef sassGroup(StringRef Op) {
   StringRef Base = Op.split('.').first;
   static const std::pair<const char *, const char *> Groups[] = {
       {"LDG", "global-load"},   {"STG", "global-store"},
+      {"LD", "generic-load"},   {"ST", "generic-store"},
       {"LDGSTS", "async-copy"}, {"UTMALDG", "tma"},
       {"UTMASTG", "tma"},       {"UBLKCP", "tma"},
       {"SYNCS", "mbarrier"},    {"LDS", "shared"},

@@ -144,7 +144,8 @@ struct KernelIsa {
   std::map<std::string, unsigned> Opcodes; ///< with modifiers: LDG.E.128
 };
 
-/// Parses `cuobjdump -sass` output. An error when no kernel is found.
+/// Parses `cuobjdump -sass` output (NOP padding is not counted). An error
+/// when no kernel is found.
 llvm::Expected<std::vector<KernelIsa>> parseSass(llvm::StringRef Text);
 
 /// The opcode's group (global-load, tensor, shuffle, ...) or "" for the
