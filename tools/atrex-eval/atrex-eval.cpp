@@ -308,6 +308,12 @@ static void scoreAll(const char *Argv0) {
     SetArg S = ExitOnErr(parseSetArg("results", R, false));
     Given[S.Name] = S;
   }
+  for (const auto &[Name, S] : Given)
+    if (none_of(Outcomes, [&, &Name = Name](const AgentOutcome &A) {
+          return A.Name == Name;
+        }))
+      ExitOnErr(createStringError("--results " + Name + "=...: no agent '" +
+                                  Name + "' under '" + AgentsDir + "'"));
   std::string Lint = findTool("atrex-lint", Argv0);
   std::string Suite = findTool("atrex-suite", Argv0);
   std::string Gate = GatePathOpt.empty() ? findTool("atrex-gate", Argv0)
@@ -437,6 +443,10 @@ static void scoreAll(const char *Argv0) {
       ExitOnErr(
           createStringError("the set name '" + S.Name + "' is given twice"));
 
+  // Malformed result lines are reported (file and line) before anything is
+  // scored; the other lines are scored, and the exit status says so.
+  for (const std::string &E : InputErrors)
+    WithColor::error(errs(), "atrex-eval") << E << "\n";
   std::optional<score::ScoreReport> Report;
   if (!Sets.empty()) {
     score::SealedBundle SB = ExitOnErr(score::loadSealedBundle(SealedPath));
@@ -526,8 +536,6 @@ static void scoreAll(const char *Argv0) {
     printLeaderboardMarkdown(outs(), L);
   else
     printLeaderboardText(outs(), L);
-  for (const std::string &E : InputErrors)
-    WithColor::error(errs(), "atrex-eval") << E << "\n";
   if (!InputErrors.empty())
     exit(1);
 }
