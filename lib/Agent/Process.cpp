@@ -6,9 +6,11 @@
 
 #include "atrex/Agent/Process.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -66,6 +68,22 @@ ProcessResult runProcess(StringRef Program, ArrayRef<std::string> Args,
     R.Error = ErrMsg.empty() ? "ended abnormally" : ErrMsg;
   }
   return R;
+}
+
+std::string findSiblingTool(StringRef Name, StringRef SelfExe) {
+  SmallString<256> Dir(SelfExe);
+  sys::path::remove_filename(Dir);
+  SmallString<256> Here(Dir);
+  sys::path::append(Here, Name);
+  if (sys::fs::can_execute(Here))
+    return std::string(Here);
+  SmallString<256> Runtime(Dir);
+  sys::path::append(Runtime, "..", "runtime", "bin", Name);
+  if (sys::fs::can_execute(Runtime))
+    return std::string(Runtime);
+  if (auto Found = sys::findProgramByName(Name))
+    return *Found;
+  return "";
 }
 
 Expected<std::string> readFile(StringRef Path) {

@@ -195,23 +195,10 @@ static cl::opt<std::string> PromptContext(cl::Positional, cl::sub(PromptCmd),
 
 static ExitOnError ExitOnErr;
 
-/// A sibling tool: beside this executable, then the runtime's build beside
-/// it (build/runtime/bin next to build/bin), then PATH.
+/// A sibling tool (findSiblingTool).
 static std::string findTool(StringRef Name, const char *Argv0) {
-  SmallString<256> Dir(
-      sys::fs::getMainExecutable(Argv0, reinterpret_cast<void *>(&findTool)));
-  sys::path::remove_filename(Dir);
-  SmallString<256> Here(Dir);
-  sys::path::append(Here, Name);
-  if (sys::fs::can_execute(Here))
-    return std::string(Here);
-  SmallString<256> Runtime(Dir);
-  sys::path::append(Runtime, "..", "runtime", "bin", Name);
-  if (sys::fs::can_execute(Runtime))
-    return std::string(Runtime);
-  if (auto Found = sys::findProgramByName(Name))
-    return *Found;
-  return "";
+  return findSiblingTool(Name, sys::fs::getMainExecutable(
+                                   Argv0, reinterpret_cast<void *>(&findTool)));
 }
 
 /// The openai backend's options; the key stays in its variable.

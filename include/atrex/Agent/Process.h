@@ -36,6 +36,11 @@ runProcess(llvm::StringRef Program, llvm::ArrayRef<std::string> Args,
            unsigned TimeoutS = 0);
 
 /// The file's text, or an error naming it.
+/// A sibling tool of the executable \p SelfExe: beside it, then in the
+/// runtime's build beside it (build/runtime/bin next to build/bin), then on
+/// PATH; "" when none is found.
+std::string findSiblingTool(llvm::StringRef Name, llvm::StringRef SelfExe);
+
 llvm::Expected<std::string> readFile(llvm::StringRef Path);
 /// Writes \p Text to \p Path (replacing it), or an error naming it.
 llvm::Error writeFile(llvm::StringRef Path, llvm::StringRef Text);
