@@ -3,7 +3,8 @@
 // Part of atrex. The input is read as a mapping file (docs/trace.md: rules,
 // dims patterns, derivations, phases) and as a fleet file. A mapping that
 // loads is applied to every kernel of a small built-in trace, which runs its
-// globs, dims patterns and derivations.
+// globs, dims patterns and derivations, its composite sequences (recognize)
+// and, for kernels it leaves unmapped, explain's near misses and candidates.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,7 +34,19 @@ static const char TraceText[] = R"({"traceEvents": [
 {"ph": "X", "cat": "kernel", "name": "flash_fwd_kernel", "pid": 0, "tid": 7, "ts": 300, "dur": 50,
  "args": {"device": 0, "stream": 7, "correlation": 2, "External id": 2}},
 {"ph": "X", "cat": "kernel", "name": "rms_norm_kernel", "pid": 0, "tid": 7, "ts": 400, "dur": 5,
- "args": {"device": 0, "stream": 7, "correlation": 3}}
+ "args": {"device": 0, "stream": 7, "correlation": 3}},
+{"ph": "X", "cat": "cpu_op", "name": "aten::pow", "pid": 100, "tid": 1, "ts": 50, "dur": 4,
+ "args": {"Input Dims": [[1, 4, 64], []], "Input type": ["float", "Scalar"]}},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 1, "ts": 51, "dur": 1,
+ "args": {"correlation": 4}},
+{"ph": "X", "cat": "kernel", "name": "pow_kernel", "pid": 0, "tid": 7, "ts": 500, "dur": 5,
+ "args": {"device": 0, "stream": 7, "correlation": 4}},
+{"ph": "X", "cat": "cpu_op", "name": "aten::mean", "pid": 100, "tid": 1, "ts": 60, "dur": 4,
+ "args": {"Input Dims": [[1, 4, 64], [], [], []], "Input type": ["float", "ScalarList", "Scalar", ""]}},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 1, "ts": 61, "dur": 1,
+ "args": {"correlation": 5}},
+{"ph": "X", "cat": "kernel", "name": "mean_kernel", "pid": 0, "tid": 7, "ts": 510, "dur": 5,
+ "args": {"device": 0, "stream": 7, "correlation": 5}}
 ]})";
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
@@ -47,9 +60,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
 
   auto M = Mapping::parse("fuzz-map.yaml", Text);
   if (M) {
+    Composites C = M->recognize(*T);
     T->forEachKernel([&](const KernelView &K) {
-      Match Mt = M->match(K, *T);
+      Match Mt = M->match(K, *T, &C);
       (void)phaseName(Mt.P);
+      if (!Mt.Rule) {
+        (void)M->nearMisses(K, *T);
+        (void)M->candidates(K);
+      }
     });
   } else {
     llvm::consumeError(M.takeError());

@@ -218,9 +218,9 @@ def qwen_moe_config(small):
                           max_position_embeddings=40960, rope_theta=1000000.0, rms_norm_eps=1e-6)
 
 
-def build(cfg, device, experts_impl):
+def build(cfg, device, experts_impl, attn="sdpa"):
     from transformers import AutoModelForCausalLM
-    cfg._attn_implementation = "sdpa"
+    cfg._attn_implementation = attn
     kwargs = {}
     if experts_impl:
         kwargs["experts_implementation"] = experts_impl
@@ -305,9 +305,16 @@ def main():
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--small", action="store_true", help="tiny configurations (a CPU smoke test)")
     ap.add_argument("--only", help="capture one application by name")
+    ap.add_argument("--eager", action="store_true",
+                    help="plain eager transformers: no atrex_capture ops (what a new user "
+                         "records; the applications are named *-eager, a shorter schedule)")
+    ap.add_argument("--attn", default="sdpa", choices=["sdpa", "eager"],
+                    help="transformers attention implementation (eager: matmul, mask, "
+                         "softmax, matmul)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    patch_transformers()
+    if not args.eager:
+        patch_transformers()
     import transformers
     meta = {"torch": torch.__version__, "transformers": transformers.__version__,
             "device": torch.cuda.get_device_name() if args.device == "cuda" else "cpu",
@@ -316,16 +323,22 @@ def main():
     if args.device == "cuda":
         acts.append(torch.profiler.ProfilerActivity.CUDA)
     for name, cfg, experts_impl, schedule in applications(args.small):
-        if args.only and name != args.only:
+        if args.eager:
+            # one prefill and one decode batch of the schedule, a few steps
+            pre = next(s for s in schedule if s[0] == "prefill")
+            dec = next(s for s in schedule if s[0] == "decode")
+            schedule = [pre, dec[:3] + (min(dec[3], 3),)]
+            name += "-eager" + ("-attn" if args.attn == "eager" else "")
+        if args.only and not name.startswith(args.only):
             continue
         t0 = time.time()
         try:
-            model = build(cfg, args.device, experts_impl)
+            model = build(cfg, args.device, experts_impl, args.attn)
         except Exception as e:  # an experts implementation this transformers lacks
             print(f"capture: {name}: experts implementation {experts_impl!r} failed ({e}); using eager",
                   file=sys.stderr)
             experts_impl = "eager"
-            model = build(cfg, args.device, experts_impl)
+            model = build(cfg, args.device, experts_impl, args.attn)
         with torch.inference_mode():
             # warm-up outside the trace (cuBLAS handles, autotuning, allocator)
             for step in schedule:
@@ -341,6 +354,7 @@ def main():
         path = os.path.join(args.out, f"{name}.json")
         prof.export_chrome_trace(path)
         meta["applications"].append({"name": name, "trace": os.path.basename(path),
+                                     "eager": args.eager, "attention": args.attn,
                                      "experts_implementation": experts_impl,
                                      "schedule": [list(s) for s in schedule],
                                      "config": {k: v for k, v in cfg.to_dict().items()

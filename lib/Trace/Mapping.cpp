@@ -3,6 +3,7 @@
 #include "atrex/Trace/Mapping.h"
 #include "atrex/Support/YAML.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -19,11 +20,14 @@ struct MappingDoc {
   int64_t DecodeMaxQueryLen = 1;
   std::vector<PhaseRule> Phases;
   std::vector<MapRule> Rules;
+  std::vector<Candidate> Candidates;
 };
 } // namespace
 
 LLVM_YAML_IS_SEQUENCE_VECTOR(MapRule)
 LLVM_YAML_IS_SEQUENCE_VECTOR(PhaseRule)
+LLVM_YAML_IS_SEQUENCE_VECTOR(SeqElement)
+LLVM_YAML_IS_SEQUENCE_VECTOR(Candidate)
 
 namespace llvm {
 namespace yaml {
@@ -43,6 +47,27 @@ template <> struct MappingTraits<MapRule> {
     Io.mapOptional("derive", R.Derive);
     Io.mapOptional("phase", R.PhaseText);
     Io.mapOptional("query_len", R.QueryLen);
+    Io.mapOptional("sequence", R.Sequence);
+    Io.mapOptional("source", R.Source);
+  }
+};
+template <> struct MappingTraits<SeqElement> {
+  static void mapping(IO &Io, SeqElement &E) {
+    Io.mapRequired("op", E.OpText);
+    Io.mapOptional("types", E.Types);
+    Io.mapOptional("dims", E.DimsText);
+    Io.mapOptional("optional", E.Optional);
+    Io.mapOptional("repeat", E.Repeat);
+    Io.mapOptional("max", E.Max);
+    Io.mapOptional("claim", E.Claim);
+  }
+};
+template <> struct MappingTraits<Candidate> {
+  static void mapping(IO &Io, Candidate &C) {
+    Io.mapOptional("kernel", C.KernelGlob);
+    Io.mapOptional("op", C.OpGlob);
+    Io.mapRequired("operator", C.Operator);
+    Io.mapOptional("note", C.Note);
   }
 };
 template <> struct MappingTraits<PhaseRule> {
@@ -57,6 +82,7 @@ template <> struct MappingTraits<MappingDoc> {
     Io.mapOptional("decode_max_query_len", D.DecodeMaxQueryLen);
     Io.mapOptional("phases", D.Phases);
     Io.mapRequired("rules", D.Rules);
+    Io.mapOptional("candidates", D.Candidates);
   }
 };
 } // namespace yaml
@@ -277,6 +303,38 @@ bool bindDims(const std::vector<std::optional<std::vector<DimPattern>>> &Pats,
   return true;
 }
 
+/// Globs may use brace alternatives ("aten::{add,masked_fill}"), at most
+/// this many.
+static constexpr size_t MaxBraces = 64;
+
+/// Parses one rule's or element's dims text; adds the bound names.
+static Error
+parseDims(const std::vector<std::vector<std::string>> &Text,
+          std::vector<std::optional<std::vector<DimPattern>>> &Dims,
+          std::set<std::string> &Symbols) {
+  for (const std::vector<std::string> &Input : Text) {
+    if (Input.size() == 1 && Input[0] == "*") {
+      Dims.push_back(std::nullopt);
+      continue;
+    }
+    std::vector<DimPattern> Pats;
+    for (size_t J = 0; J < Input.size(); ++J) {
+      auto P = parseDimPattern(Input[J]);
+      if (!P)
+        return P.takeError();
+      if (P->K == DimPattern::Product && J != 0)
+        return createStringError(inconvertibleErrorCode(),
+                                 "'" + Input[J] +
+                                     "' is allowed only as the first element");
+      if (!P->Name.empty())
+        Symbols.insert(P->Name);
+      Pats.push_back(std::move(*P));
+    }
+    Dims.push_back(std::move(Pats));
+  }
+  return Error::success();
+}
+
 Expected<Mapping> Mapping::parse(StringRef Name, StringRef Text) {
   MappingDoc Doc;
   if (std::optional<std::string> Diags = readYAML(Text, "", Doc))
@@ -299,7 +357,7 @@ Expected<Mapping> Mapping::parse(StringRef Name, StringRef Text) {
                   "or decode, not '" +
                   P.PhaseText + "'");
     P.P = *Ph;
-    auto G = GlobPattern::create(M.keep(P.Annotation));
+    auto G = GlobPattern::create(M.keep(P.Annotation), MaxBraces);
     if (!G)
       return Fail("phase rule '" + P.Annotation +
                   "': " + toString(G.takeError()));
@@ -313,43 +371,56 @@ Expected<Mapping> Mapping::parse(StringRef Name, StringRef Text) {
                                     : "rule '" + R.Name + "'";
     if (R.Operator.empty())
       return Fail(Id + ": empty operator");
-    if (R.OpGlob.empty() && R.KernelGlob.empty())
-      return Fail(Id + ": needs 'op' or 'kernel'");
     for (auto [Glob, Out] :
          {std::pair(&R.OpGlob, &R.Op), std::pair(&R.KernelGlob, &R.Kernel)}) {
       if (Glob->empty())
         continue;
-      auto G = GlobPattern::create(M.keep(*Glob));
+      auto G = GlobPattern::create(M.keep(*Glob), MaxBraces);
       if (!G)
         return Fail(Id + ": " + toString(G.takeError()));
       *Out = std::move(*G);
     }
     for (const std::string &T : R.Types) {
-      auto G = GlobPattern::create(M.keep(T));
+      auto G = GlobPattern::create(M.keep(T), MaxBraces);
       if (!G)
         return Fail(Id + ": " + toString(G.takeError()));
       R.TypeGlobs.push_back(std::move(*G));
     }
     std::set<std::string> Symbols;
-    for (const std::vector<std::string> &Input : R.DimsText) {
-      if (Input.size() == 1 && Input[0] == "*") {
-        R.Dims.push_back(std::nullopt);
-        continue;
+    if (Error E = parseDims(R.DimsText, R.Dims, Symbols))
+      return Fail(Id + ": " + toString(std::move(E)));
+    if (R.isComposite()) {
+      if (!R.OpGlob.empty() || !R.KernelGlob.empty() || !R.Types.empty() ||
+          !R.DimsText.empty())
+        return Fail(Id + ": a rule with a 'sequence' takes no 'op', "
+                         "'kernel', 'types' or 'dims' (give them per element)");
+      bool Claims = false;
+      for (size_t J = 0; J < R.Sequence.size(); ++J) {
+        SeqElement &E = R.Sequence[J];
+        std::string EId = Id + ": sequence element " + std::to_string(J + 1);
+        if (StringRef(E.OpText).trim().empty())
+          return Fail(EId + ": empty 'op'");
+        auto G = GlobPattern::create(M.keep(E.OpText), MaxBraces);
+        if (!G)
+          return Fail(EId + ": " + toString(G.takeError()));
+        E.Op = std::move(*G);
+        for (const std::string &T : E.Types) {
+          auto TG = GlobPattern::create(M.keep(T), MaxBraces);
+          if (!TG)
+            return Fail(EId + ": " + toString(TG.takeError()));
+          E.TypeGlobs.push_back(std::move(*TG));
+        }
+        if (Error Err = parseDims(E.DimsText, E.Dims, Symbols))
+          return Fail(EId + ": " + toString(std::move(Err)));
+        if (E.Max < 0 || E.Max > 64 || (E.Max && !E.Repeat))
+          return Fail(EId + ": 'max' must be in 1..64 and needs 'repeat'");
+        Claims |= E.Claim && !E.Optional;
       }
-      std::vector<DimPattern> Pats;
-      for (size_t J = 0; J < Input.size(); ++J) {
-        auto P = parseDimPattern(Input[J]);
-        if (!P)
-          return Fail(Id + ": " + toString(P.takeError()));
-        if (P->K == DimPattern::Product && J != 0)
-          return Fail(Id + ": '" + Input[J] +
-                      "' is allowed only as the first element");
-        if (!P->Name.empty())
-          Symbols.insert(P->Name);
-        Pats.push_back(std::move(*P));
-      }
-      R.Dims.push_back(std::move(Pats));
-    }
+      if (!Claims)
+        return Fail(Id + ": the sequence needs an element that is neither "
+                         "optional nor 'claim: false'");
+    } else if (R.OpGlob.empty() && R.KernelGlob.empty())
+      return Fail(Id + ": needs 'op', 'kernel' or 'sequence'");
     // Derivations, checked with every bound name set to 1.
     {
       std::map<std::string, int64_t> Probe;
@@ -392,6 +463,25 @@ Expected<Mapping> Mapping::parse(StringRef Name, StringRef Text) {
     }
     M.Rules.push_back(std::move(R));
   }
+  for (size_t I = 0; I < Doc.Candidates.size(); ++I) {
+    Candidate &C = Doc.Candidates[I];
+    std::string Id =
+        "candidate " + std::to_string(I + 1) + " (" + C.Operator + ")";
+    if (StringRef(C.Operator).trim().empty())
+      return Fail("candidate " + std::to_string(I + 1) + ": empty operator");
+    if (C.KernelGlob.empty() && C.OpGlob.empty())
+      return Fail(Id + ": needs 'kernel' or 'op'");
+    for (auto [Glob, Out] :
+         {std::pair(&C.OpGlob, &C.Op), std::pair(&C.KernelGlob, &C.Kernel)}) {
+      if (Glob->empty())
+        continue;
+      auto G = GlobPattern::create(M.keep(*Glob), MaxBraces);
+      if (!G)
+        return Fail(Id + ": " + toString(G.takeError()));
+      *Out = std::move(*G);
+    }
+    M.Candidates.push_back(std::move(C));
+  }
   return std::move(M);
 }
 
@@ -412,21 +502,60 @@ Phase Mapping::phaseOf(ArrayRef<StringRef> Annotations) const {
   return Phase::Unknown;
 }
 
-static bool typesMatch(const MapRule &R, const OpInputs &In) {
+static bool typesMatch(ArrayRef<GlobPattern> Globs, const OpInputs &In) {
   // Traces that record no types (Nsight Systems with emit_nvtx) are not
   // filtered by type.
   if (In.Types.empty())
     return true;
-  for (size_t I = 0; I < R.TypeGlobs.size(); ++I)
-    if (I >= In.Types.size() || !R.TypeGlobs[I].match(In.Types[I]))
+  for (size_t I = 0; I < Globs.size(); ++I)
+    if (I >= In.Types.size() || !Globs[I].match(In.Types[I]))
       return false;
   return true;
 }
+static bool typesMatch(const MapRule &R, const OpInputs &In) {
+  return typesMatch(R.TypeGlobs, In);
+}
 
-Match Mapping::match(const KernelView &K, const Trace &T) const {
+/// Evaluates \p R's derivations into \p Symbols; false when one fails.
+static bool applyDerive(const MapRule &R, std::map<std::string, int64_t> &S) {
+  for (auto &[Name, Expr] : R.Derived) {
+    auto V = evalShapeExpr(Expr, S);
+    if (!V) {
+      consumeError(V.takeError());
+      return false;
+    }
+    S[Name] = *V;
+  }
+  return true;
+}
+
+Match Mapping::match(const KernelView &K, const Trace &T,
+                     const Composites *C) const {
   Match M;
   Phase FromAnnotation = phaseOf(K.Annotations);
   for (const MapRule &R : Rules) {
+    if (R.isComposite()) {
+      if (!C)
+        continue;
+      const CompositeInstance *I = nullptr;
+      const CpuRange *At = nullptr;
+      for (const CpuRange *Op : K.Stack)
+        if (const CompositeInstance *CI = C->of(Op); CI && CI->Rule == &R) {
+          I = CI;
+          At = Op;
+          break;
+        }
+      if (!I)
+        continue;
+      M.Rule = &R;
+      M.Op = At;
+      M.HasShape = I->HasShape;
+      M.Shape = I->Shape;
+      M.P = FromAnnotation != Phase::Unknown ? FromAnnotation
+            : R.FixedPhase != Phase::Unknown ? R.FixedPhase
+                                             : I->P;
+      return M;
+    }
     if (R.Kernel && !R.Kernel->match(K.Name))
       continue;
     // Candidate ops: those the rule names, innermost first; without 'op',
@@ -463,17 +592,7 @@ Match Mapping::match(const KernelView &K, const Trace &T) const {
       std::map<std::string, int64_t> Symbols;
       if (!typesMatch(R, In) || !bindDims(R.Dims, In, Symbols))
         continue;
-      bool Ok = true;
-      for (auto &[Name, Expr] : R.Derived) {
-        auto V = evalShapeExpr(Expr, Symbols);
-        if (!V) {
-          consumeError(V.takeError());
-          Ok = false;
-          break;
-        }
-        Symbols[Name] = *V;
-      }
-      if (!Ok)
+      if (!applyDerive(R, Symbols))
         continue;
       M.Op = C;
       M.HasShape = true;
@@ -497,6 +616,282 @@ Match Mapping::match(const KernelView &K, const Trace &T) const {
   }
   M.P = FromAnnotation;
   return M;
+}
+
+namespace {
+/// Matches one composite rule's sequence against a list of sibling ops.
+class SeqMatcher {
+  const MapRule &R;
+  const Trace &T;
+  ArrayRef<const CpuRange *> Ops;
+  const Composites &C;
+
+public:
+  /// Per element: the first op index and the number of ops it matched.
+  std::vector<std::pair<size_t, size_t>> Spans;
+  std::map<std::string, int64_t> Symbols;
+  size_t End = 0;
+
+  SeqMatcher(const MapRule &R, const Trace &T, ArrayRef<const CpuRange *> Ops,
+             const Composites &C)
+      : R(R), T(T), Ops(Ops), C(C), Spans(R.Sequence.size()) {}
+
+  static bool fits(const SeqElement &E, const CpuRange *Op, const Trace &T,
+                   std::map<std::string, int64_t> &S) {
+    if (!E.Op->match(Op->Name))
+      return false;
+    if (Op->Inputs >= 0 && !typesMatch(E.TypeGlobs, T.inputs(Op->Inputs)))
+      return false;
+    if (E.Dims.empty())
+      return true;
+    if (Op->Inputs < 0)
+      return false;
+    std::map<std::string, int64_t> Next = S;
+    if (!bindDims(E.Dims, T.inputs(Op->Inputs), Next))
+      return false;
+    S = std::move(Next);
+    return true;
+  }
+
+  bool run(size_t EI, size_t Pos, const std::map<std::string, int64_t> &S) {
+    if (EI == R.Sequence.size()) {
+      End = Pos;
+      Symbols = S;
+      return true;
+    }
+    const SeqElement &E = R.Sequence[EI];
+    size_t MaxN = E.Repeat ? size_t(E.Max > 0 ? E.Max : 8) : 1;
+    // States[n]: the symbols after the element matched n ops.
+    std::vector<std::map<std::string, int64_t>> States{S};
+    for (size_t N = 0; N < MaxN && Pos + N < Ops.size(); ++N) {
+      const CpuRange *Op = Ops[Pos + N];
+      if (E.Claim && C.Claimed.count(Op))
+        break;
+      std::map<std::string, int64_t> Next = States.back();
+      if (!fits(E, Op, T, Next))
+        break;
+      States.push_back(std::move(Next));
+    }
+    size_t MinN = E.Optional ? 0 : 1;
+    for (size_t N = States.size(); N-- > MinN;) {
+      Spans[EI] = {Pos, N};
+      if (run(EI + 1, Pos + N, States[N]))
+        return true;
+    }
+    return false;
+  }
+};
+} // namespace
+
+Composites Mapping::recognize(const Trace &T) const {
+  Composites Out;
+  if (none_of(Rules, [](const MapRule &R) { return R.isComposite(); }))
+    return Out;
+  // The ops that launched a kernel (directly or through a nested op).
+  DenseSet<const CpuRange *> Launching;
+  T.forEachKernel([&](const KernelView &K) {
+    for (const CpuRange *R : K.Stack)
+      Launching.insert(R);
+  });
+  // Sibling lists: launching ops with the same parent on the same thread,
+  // in time order.
+  std::map<std::tuple<uint64_t, uint64_t, int32_t>,
+           std::vector<const CpuRange *>>
+      Groups;
+  for (const CpuRange &R : T.ranges())
+    if (R.IsOp && Launching.count(&R))
+      Groups[{R.Pid, R.Tid, R.Parent}].push_back(&R);
+  for (auto &[Key, Ops] : Groups)
+    std::stable_sort(
+        Ops.begin(), Ops.end(),
+        [](const CpuRange *L, const CpuRange *R) { return L->Ts < R->Ts; });
+  for (const MapRule &R : Rules) {
+    if (!R.isComposite())
+      continue;
+    for (auto &[Key, Ops] : Groups) {
+      for (size_t I = 0; I < Ops.size();) {
+        SeqMatcher SM(R, T, Ops, Out);
+        if (!SM.run(0, I, {}) || SM.End == I) {
+          ++I;
+          continue;
+        }
+        std::map<std::string, int64_t> S = SM.Symbols;
+        if (!applyDerive(R, S)) {
+          ++I;
+          continue;
+        }
+        CompositeInstance CI;
+        CI.Rule = &R;
+        CI.First = Ops[I];
+        CI.HasShape = all_of(
+            R.Params, [&](const std::string &P) { return S.count(P) != 0; });
+        if (CI.HasShape)
+          for (const std::string &P : R.Params)
+            CI.Shape[P] = S[P];
+        if (!R.QueryLen.empty() && S.count(R.QueryLen))
+          CI.P = S[R.QueryLen] <= DecodeMaxQueryLen ? Phase::Decode
+                                                    : Phase::Prefill;
+        int32_t Index = int32_t(Out.Instances.size());
+        for (size_t EI = 0; EI < R.Sequence.size(); ++EI) {
+          if (!R.Sequence[EI].Claim)
+            continue;
+          auto [From, N] = SM.Spans[EI];
+          for (size_t J = From; J < From + N; ++J) {
+            Out.Claimed[Ops[J]] = Index;
+            ++CI.NumOps;
+          }
+        }
+        Out.Instances.push_back(std::move(CI));
+        I = SM.End;
+      }
+    }
+  }
+  return Out;
+}
+
+static std::string dimsOf(const OpInputs &In) {
+  std::string S;
+  for (size_t I = 0; I < In.Dims.size(); ++I) {
+    S += I ? " (" : "(";
+    if (In.IsList[I])
+      S += "list";
+    for (size_t J = 0; J < In.Dims[I].size(); ++J)
+      S += (J ? "," : "") + std::to_string(In.Dims[I][J]);
+    S += ")";
+  }
+  return S;
+}
+
+static std::string patternText(const std::vector<std::vector<std::string>> &D) {
+  std::string S = "[";
+  for (size_t I = 0; I < D.size(); ++I) {
+    S += I ? ", [" : "[";
+    S += join(D[I], ", ");
+    S += "]";
+  }
+  return S + "]";
+}
+
+/// "to? pow mean add rsqrt mul to? mul": the ops of a sequence without
+/// their namespace ('?' optional, '+' repeated, '(...)' not claimed).
+static std::string sequenceText(const MapRule &R) {
+  std::string S;
+  for (const SeqElement &E : R.Sequence) {
+    StringRef Op = E.OpText;
+    if (size_t P = Op.rfind("::"); P != StringRef::npos)
+      Op = Op.drop_front(P + 2);
+    std::string Item = Op == "*" ? "..." : Op.str();
+    if (Op == "*")
+      ;
+    else if (E.Repeat)
+      Item += E.Optional ? "*" : "+";
+    else if (E.Optional)
+      Item += "?";
+    if (!E.Claim)
+      Item = "(" + Item + ")";
+    S += (S.empty() ? "" : " ") + Item;
+  }
+  return S;
+}
+
+std::vector<Mapping::NearMiss> Mapping::nearMisses(const KernelView &K,
+                                                   const Trace &T) const {
+  // Closeness: 3 the shapes or types are the only difference, 2 a named
+  // op or kernel pattern matches, 1 the op is one element of a sequence.
+  std::vector<std::pair<int, NearMiss>> Found;
+  for (const MapRule &R : Rules) {
+    if (R.isComposite()) {
+      for (const CpuRange *Op : K.Stack) {
+        if (!Op->IsOp)
+          continue;
+        for (size_t EI = 0; EI < R.Sequence.size(); ++EI) {
+          const SeqElement &E = R.Sequence[EI];
+          if (!E.Claim || E.OpText == "*" || !E.Op->match(Op->Name))
+            continue;
+          std::map<std::string, int64_t> S;
+          bool DimsFit = SeqMatcher::fits(E, Op, T, S);
+          std::string Why = "composite: '" + Op->Name.str() + "' is element " +
+                            std::to_string(EI + 1) + " of [" + sequenceText(R) +
+                            "]";
+          if (!DimsFit && !E.DimsText.empty())
+            Why += ", but its dims " +
+                   (Op->Inputs >= 0 ? dimsOf(T.inputs(Op->Inputs))
+                                    : std::string("(not recorded)")) +
+                   " do not fit " + patternText(E.DimsText);
+          else
+            Why += "; the ops next to it do not complete the sequence";
+          Found.push_back({DimsFit ? 2 : 1, NearMiss{&R, Why}});
+          goto NextRule;
+        }
+      }
+      continue;
+    }
+    {
+      bool KernelNamed = R.Kernel && R.KernelGlob != "*";
+      if (R.Kernel && !R.Kernel->match(K.Name))
+        continue;
+      if (!R.Op) {
+        // A kernel-name rule that did not map: its op's types or dims.
+        if (!KernelNamed)
+          continue;
+      }
+      for (const CpuRange *Op : K.Stack) {
+        if (R.Op ? !R.Op->match(Op->Name) : !Op->IsOp)
+          continue;
+        if (Op->Inputs < 0)
+          continue;
+        const OpInputs &In = T.inputs(Op->Inputs);
+        if (!typesMatch(R, In)) {
+          Found.push_back(
+              {3,
+               NearMiss{&R, "'" + Op->Name.str() + "' has types [" +
+                                join(In.Types, ", ") + "], the rule wants [" +
+                                join(R.Types, ", ") + "]"}});
+          goto NextRule;
+        }
+        std::map<std::string, int64_t> S;
+        if (!bindDims(R.Dims, In, S)) {
+          Found.push_back(
+              {3, NearMiss{&R, "'" + Op->Name.str() + "' has dims " +
+                                   dimsOf(In) + ", the rule wants " +
+                                   patternText(R.DimsText)}});
+          goto NextRule;
+        }
+        if (!applyDerive(R, S)) {
+          Found.push_back(
+              {3, NearMiss{&R, "'" + Op->Name.str() + "' dims " + dimsOf(In) +
+                                   " fit, but a derivation fails (" +
+                                   join(R.Derive, "; ") + ")"}});
+          goto NextRule;
+        }
+      }
+      if (KernelNamed && R.Op)
+        Found.push_back(
+            {2, NearMiss{&R, "the kernel name matches '" + R.KernelGlob +
+                                 "' but no launching op matches '" + R.OpGlob +
+                                 "'"}});
+    }
+  NextRule:;
+  }
+  std::stable_sort(Found.begin(), Found.end(),
+                   [](auto &L, auto &R) { return L.first > R.first; });
+  std::vector<NearMiss> Out;
+  for (auto &F : Found)
+    Out.push_back(std::move(F.second));
+  return Out;
+}
+
+std::vector<const Candidate *> Mapping::candidates(const KernelView &K) const {
+  std::vector<const Candidate *> Out;
+  for (const Candidate &C : Candidates) {
+    bool Hit = C.Kernel && C.Kernel->match(K.Name);
+    if (!Hit && C.Op)
+      Hit = any_of(K.Stack,
+                   [&](const CpuRange *R) { return C.Op->match(R->Name); });
+    if (Hit)
+      Out.push_back(&C);
+  }
+  return Out;
 }
 
 } // namespace trace

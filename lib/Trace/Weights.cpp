@@ -138,10 +138,11 @@ void WeightBuilder::addTrace(StringRef App, double CardHours, const Trace &T) {
   std::deque<Rec> Recs;
   std::vector<ProblemKey> Keys;
   std::map<ProblemKey, int32_t> KeyIndex;
+  Composites C = Map.recognize(T);
   T.forEachKernel([&](const KernelView &K) {
     ++A.Kernels;
     A.KernelNs += K.Dur;
-    Match M = Map.match(K, T);
+    Match M = Map.match(K, T, &C);
     int32_t Key = -1;
     if (!M.Rule) {
       StringRef Op;

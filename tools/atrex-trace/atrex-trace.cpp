@@ -4,6 +4,8 @@
 //                      [--coverage 0.9] [-o weights.json] [--quiet]
 //   atrex-trace kernels <trace.json> [--map FILE]
 //   atrex-trace check-map [--map FILE] [--ops DIR]
+//   atrex-trace explain <trace>... [--map FILE] [--top N]
+//                       [--format text|json]
 //
 // A trace is Kineto chrome-trace JSON or an Nsight Systems SQLite export.
 //
@@ -11,6 +13,9 @@
 // operators and shapes, splits them by phase and writes importance weights
 // (docs/formats/weights.md) with a summary table. `kernels` prints every
 // kernel joined to its launching op, shapes, annotations and mapping.
+// `explain` lists the largest unmapped kernels with their launch stacks, the
+// rules that come closest to mapping them and the candidate operators the
+// mapping file names for them.
 // See docs/trace.md.
 //
 //===----------------------------------------------------------------------===//
@@ -25,9 +30,11 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -35,8 +42,9 @@ using namespace llvm;
 using namespace atrex::trace;
 
 static cl::OptionCategory ToolCat("atrex-trace options");
-static cl::opt<std::string> Command(cl::cat(ToolCat), cl::Positional,
-                                    cl::desc("<ingest|kernels|check-map>"));
+static cl::opt<std::string>
+    Command(cl::cat(ToolCat), cl::Positional,
+            cl::desc("<ingest|kernels|check-map|explain>"));
 static cl::list<std::string> Inputs(cl::cat(ToolCat), cl::Positional,
                                     cl::desc("<trace.json>..."));
 static cl::opt<std::string>
@@ -61,6 +69,12 @@ static cl::opt<std::string>
     OpsDir(cl::cat(ToolCat), "ops",
            cl::desc("check-map: folder of operator definitions"),
            cl::init("suites/atrex-serve/ops"));
+static cl::opt<unsigned> Top(cl::cat(ToolCat), "top",
+                             cl::desc("explain: how many unmapped kernels"),
+                             cl::init(10));
+static cl::opt<std::string> Format(cl::cat(ToolCat), "format",
+                                   cl::desc("explain: text or json"),
+                                   cl::init("text"));
 static cl::opt<bool>
     PrintFeatures(cl::cat(ToolCat), "print-features",
                   cl::desc("Print the optional input formats built in"),
@@ -100,8 +114,9 @@ static int runKernels(const Mapping &Map) {
   if (!T)
     return fail(toString(T.takeError()));
   raw_ostream &OS = outs();
+  Composites C = Map.recognize(**T);
   (*T)->forEachKernel([&](const KernelView &K) {
-    Match M = Map.match(K, **T);
+    Match M = Map.match(K, **T, &C);
     OS << formatv("kernel '{0}' ts={1}ns dur={2}ns device={3} stream={4} "
                   "correlation={5}\n",
                   K.Name, K.Ts, K.Dur, K.Device, K.Stream, K.Correlation);
@@ -136,7 +151,8 @@ static int runKernels(const Mapping &Map) {
       OS << " (no shapes recorded)";
     OS << " phase=" << phaseName(M.P);
     if (!M.Rule->Name.empty())
-      OS << " rule='" << M.Rule->Name << "'";
+      OS << (M.Rule->isComposite() ? " composite='" : " rule='") << M.Rule->Name
+         << "'";
     OS << "\n";
   });
   const TraceStats &S = (*T)->stats();
@@ -173,7 +189,8 @@ static Expected<std::set<std::string>> opParams(StringRef Path) {
 }
 
 /// Every rule names an operator of the suite and gives exactly its shape
-/// parameters (rules without dims give no shape and are not compared).
+/// parameters (rules without dims give no shape and are not compared;
+/// composite rules are).
 static int runCheckMap(const Mapping &Map) {
   int Errors = 0;
   std::map<std::string, std::set<std::string>> Cache;
@@ -198,7 +215,7 @@ static int runCheckMap(const Mapping &Map) {
       }
       Cache[R.Operator] = std::move(*Keys);
     }
-    if (R.Dims.empty())
+    if (R.Dims.empty() && !R.isComposite())
       continue;
     std::set<std::string> Given(R.Params.begin(), R.Params.end());
     if (Given != Cache[R.Operator]) {
@@ -263,6 +280,170 @@ static int runIngest(const Mapping &Map) {
   return 0;
 }
 
+/// One unmapped (kernel, innermost op) group of `explain`.
+struct Unmapped {
+  std::string Kernel, Op;
+  int64_t Ns = 0;
+  uint64_t Calls = 0;
+  /// From the first kernel of the group: its launch stack (innermost
+  /// first), the closest rules and the candidate operators.
+  std::vector<std::pair<std::string, std::string>> Stack; // name, dims
+  std::vector<std::string> Types;                         // innermost op
+  std::vector<Mapping::NearMiss> Near;
+  std::vector<const Candidate *> Cands;
+};
+
+static std::string suggestion(const Unmapped &U) {
+  if (!U.Near.empty()) {
+    const MapRule &R = *U.Near.front().Rule;
+    return "closest rule '" + (R.Name.empty() ? R.Operator : R.Name) + "' (" +
+           R.Operator + "): " + U.Near.front().Why;
+  }
+  if (!U.Cands.empty()) {
+    std::string S =
+        "no rule: candidate operator " + U.Cands.front()->Operator + "?";
+    if (!U.Cands.front()->Note.empty())
+      S += " (" + U.Cands.front()->Note + ")";
+    return S;
+  }
+  if (U.Op.empty())
+    return "no rule and no candidate operator: add a kernel-name rule or a "
+           "candidate to the mapping file";
+  return "no rule and no candidate operator: add a rule for '" + U.Op +
+         "' or a candidate to the mapping file";
+}
+
+static int runExplain(const Mapping &Map) {
+  if (Inputs.empty())
+    return fail("'explain' needs at least one trace");
+  if (Format != "text" && Format != "json")
+    return fail("--format must be text or json, not '" + Format + "'");
+  std::map<std::pair<std::string, std::string>, Unmapped> Groups;
+  int64_t TotalNs = 0, UnmappedNs = 0;
+  uint64_t Kernels = 0;
+  for (const std::string &Path : Inputs) {
+    auto T = Trace::load(Path);
+    if (!T)
+      return fail(toString(T.takeError()));
+    Composites C = Map.recognize(**T);
+    (*T)->forEachKernel([&](const KernelView &K) {
+      ++Kernels;
+      TotalNs += K.Dur;
+      Match M = Map.match(K, **T, &C);
+      if (M.Rule)
+        return;
+      UnmappedNs += K.Dur;
+      const CpuRange *Inner = nullptr;
+      for (const CpuRange *R : K.Stack)
+        if (R->IsOp) {
+          Inner = R;
+          break;
+        }
+      std::string Op = Inner ? Inner->Name.str() : "";
+      auto [It, New] = Groups.try_emplace({K.Name.str(), Op});
+      Unmapped &U = It->second;
+      U.Ns += K.Dur;
+      ++U.Calls;
+      if (!New)
+        return;
+      U.Kernel = K.Name.str();
+      U.Op = Op;
+      for (const CpuRange *R : K.Stack)
+        U.Stack.push_back(
+            {R->Name.str(),
+             R->Inputs >= 0 ? dimsText((*T)->inputs(R->Inputs)) : ""});
+      if (Inner && Inner->Inputs >= 0)
+        U.Types = (*T)->inputs(Inner->Inputs).Types;
+      U.Near = Map.nearMisses(K, **T);
+      U.Cands = Map.candidates(K);
+    });
+  }
+  std::vector<const Unmapped *> Sorted;
+  for (auto &KV : Groups)
+    Sorted.push_back(&KV.second);
+  std::stable_sort(
+      Sorted.begin(), Sorted.end(),
+      [](const Unmapped *L, const Unmapped *R) { return L->Ns > R->Ns; });
+  if (Sorted.size() > Top)
+    Sorted.resize(Top);
+  double Total = TotalNs > 0 ? double(TotalNs) : 1.0;
+  raw_ostream &OS = outs();
+  if (Format == "json") {
+    json::Array Rows;
+    for (const Unmapped *U : Sorted) {
+      json::Array Stack, Near, Cands;
+      for (auto &[Name, Dims] : U->Stack)
+        Stack.push_back(json::Object{{"op", Name}, {"dims", Dims}});
+      for (const Mapping::NearMiss &N : U->Near)
+        Near.push_back(json::Object{{"rule", N.Rule->Name},
+                                    {"operator", N.Rule->Operator},
+                                    {"composite", N.Rule->isComposite()},
+                                    {"why", N.Why}});
+      for (const Candidate *C : U->Cands)
+        Cands.push_back(
+            json::Object{{"operator", C->Operator}, {"note", C->Note}});
+      json::Array Types;
+      for (const std::string &T : U->Types)
+        Types.push_back(T);
+      Rows.push_back(
+          json::Object{{"kernel", U->Kernel},
+                       {"op", U->Op},
+                       {"share", std::round(U->Ns / Total * 1e6) / 1e6},
+                       {"kernel_time_us", std::round(U->Ns / 1e3 * 1e3) / 1e3},
+                       {"calls", int64_t(U->Calls)},
+                       {"stack", std::move(Stack)},
+                       {"types", std::move(Types)},
+                       {"near_misses", std::move(Near)},
+                       {"candidates", std::move(Cands)},
+                       {"suggestion", suggestion(*U)}});
+    }
+    json::Array Traces;
+    for (const std::string &P : Inputs)
+      Traces.push_back(sys::path::filename(P).str());
+    json::Value Doc = json::Object{
+        {"format", "atrex-trace-explain"},
+        {"version", 1},
+        {"traces", std::move(Traces)},
+        {"kernels", int64_t(Kernels)},
+        {"kernel_time_us", std::round(TotalNs / 1e3 * 1e3) / 1e3},
+        {"unmapped_share", std::round(UnmappedNs / Total * 1e6) / 1e6},
+        {"unmapped_groups", int64_t(Groups.size())},
+        {"unmapped", std::move(Rows)}};
+    OS << formatv("{0:2}", Doc) << "\n";
+    return 0;
+  }
+  OS << formatv("{0} kernels, {1:F3} ms kernel time, {2:F1}% unmapped in {3} "
+                "(kernel, op) groups; the largest {4}:\n",
+                Kernels, TotalNs / 1e6, UnmappedNs / Total * 100.0,
+                Groups.size(), Sorted.size());
+  unsigned N = 0;
+  for (const Unmapped *U : Sorted) {
+    StringRef Name = U->Kernel;
+    std::string Short =
+        Name.size() > 140 ? Name.take_front(137).str() + "..." : Name.str();
+    OS << formatv("\n{0,2}. {1,5:F1}% {2,6} calls  {3}\n", ++N,
+                  U->Ns / Total * 100.0, U->Calls, Short);
+    if (U->Stack.empty())
+      OS << "    launched by: (no launching op)\n";
+    else {
+      OS << "    launched by:";
+      for (size_t I = 0; I < U->Stack.size() && I < 4; ++I)
+        OS << (I ? " < " : " ") << U->Stack[I].first
+           << (U->Stack[I].second.empty() ? "" : " " + U->Stack[I].second);
+      OS << "\n";
+    }
+    if (!U->Types.empty())
+      OS << "    types: [" << join(U->Types, ", ") << "]\n";
+    for (size_t I = 1; I < U->Near.size() && I < 3; ++I) {
+      const MapRule &R = *U->Near[I].Rule;
+      OS << "    also near: '" << (R.Name.empty() ? R.Operator : R.Name)
+         << "' (" << R.Operator << "): " << U->Near[I].Why << "\n";
+    }
+    OS << "    -> " << suggestion(*U) << "\n";
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions(ToolCat);
@@ -278,7 +459,8 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (Command.empty())
-    return fail("missing command (expected ingest or kernels)");
+    return fail("missing command (expected ingest, kernels, check-map or "
+                "explain)");
   auto Map = Mapping::load(atrex::dataPath(MapPath, ATREX_SOURCE_DIR, argv[0]));
   if (!Map)
     return fail(toString(Map.takeError()));
@@ -288,6 +470,8 @@ int main(int argc, char **argv) {
     return runKernels(*Map);
   if (Command == "check-map")
     return runCheckMap(*Map);
+  if (Command == "explain")
+    return runExplain(*Map);
   return fail("unknown command '" + Command +
-              "' (expected ingest, kernels or check-map)");
+              "' (expected ingest, kernels, check-map or explain)");
 }

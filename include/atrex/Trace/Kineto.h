@@ -150,6 +150,9 @@ public:
   void forEachKernel(llvm::function_ref<void(const KernelView &)> F) const;
 
   const OpInputs &inputs(int32_t I) const { return InputTable[I]; }
+  /// Every CPU range (ops and annotations) in the order of the file;
+  /// CpuRange::Parent indexes this sequence.
+  const std::deque<CpuRange> &ranges() const { return Ranges; }
   const TraceStats &stats() const { return Stats; }
   llvm::StringRef path() const { return Path; }
 

@@ -5,8 +5,15 @@
 // (glob), by an op of its launch stack (glob on aten ops or custom-op names,
 // innermost first), by the op's input types, and by a pattern over the op's
 // `Input Dims` that binds the operator's shape parameters, for example
-// `aten::mm` with dims [[M, K], [K, N]] -> gemm_bf16 {M, N, K}. Phase rules
-// map annotation names to prefill or decode.
+// `aten::mm` with dims [[M, K], [K, N]] -> gemm_bf16 {M, N, K}. A composite
+// rule (`sequence`) recognises one operator spread over several ops of an
+// eager trace: consecutive kernel-launching sibling ops (under one parent on
+// one thread) that match its elements in order, such as RMSNorm written as
+// pow, mean, add, rsqrt, mul; every kernel of the claimed ops maps to the
+// operator with the shape bound across the elements' input dims. Phase rules
+// map annotation names to prefill or decode; candidate entries name
+// operators that a kernel could be mapped to once the suite has them (for
+// `atrex-trace explain`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +22,7 @@
 
 #include "atrex/Trace/Kineto.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Allocator.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/GlobPattern.h"
@@ -39,6 +47,26 @@ struct DimPattern {
   std::string Name;
 };
 
+/// One element of a composite rule's sequence: an op (glob) with optional
+/// types and dims, which binds symbols shared by the whole sequence.
+struct SeqElement {
+  std::string OpText;
+  std::vector<std::string> Types;
+  std::vector<std::vector<std::string>> DimsText;
+  /// May be absent; with Repeat, may match several consecutive ops (up to
+  /// Max, default 8).
+  bool Optional = false, Repeat = false;
+  int64_t Max = 0;
+  /// False: the op must be there but its kernels are not claimed by the
+  /// composite (a GEMM between SiLU and the multiply of a gated MLP).
+  bool Claim = true;
+
+  // Derived when the file is loaded.
+  std::optional<llvm::GlobPattern> Op;
+  std::vector<llvm::GlobPattern> TypeGlobs;
+  std::vector<std::optional<std::vector<DimPattern>>> Dims;
+};
+
 struct MapRule {
   std::string Name;
   std::string Operator;
@@ -51,6 +79,12 @@ struct MapRule {
   std::vector<std::string> Derive;
   std::string PhaseText;
   std::string QueryLen;
+  /// A composite rule: the ops, in order (no `op`, `types` or `dims`).
+  std::vector<SeqElement> Sequence;
+  /// Where the rule's patterns come from (documentation; shown by explain).
+  std::string Source;
+
+  bool isComposite() const { return !Sequence.empty(); }
 
   // Derived when the file is loaded.
   std::optional<llvm::GlobPattern> Op, Kernel;
@@ -66,6 +100,35 @@ struct PhaseRule {
   std::string PhaseText;
   std::optional<llvm::GlobPattern> Glob;
   Phase P = Phase::Unknown;
+};
+
+/// An operator the suite does not have (yet) that kernels matching `kernel`
+/// or launched under `op` would map to: `atrex-trace explain` names it.
+struct Candidate {
+  std::string KernelGlob, OpGlob, Operator, Note;
+  std::optional<llvm::GlobPattern> Kernel, Op;
+};
+
+/// One recognised composite: the rule, its bound shape and the ops whose
+/// kernels it claims.
+struct CompositeInstance {
+  const MapRule *Rule = nullptr;
+  bool HasShape = true;
+  std::map<std::string, int64_t> Shape;
+  Phase P = Phase::Unknown; // from query_len; Unknown when not decided
+  const CpuRange *First = nullptr;
+  unsigned NumOps = 0;
+};
+
+/// The composites recognised in one trace (Mapping::recognize).
+struct Composites {
+  std::vector<CompositeInstance> Instances;
+  /// Claimed op -> index into Instances.
+  llvm::DenseMap<const CpuRange *, int32_t> Claimed;
+  const CompositeInstance *of(const CpuRange *Op) const {
+    auto It = Claimed.find(Op);
+    return It == Claimed.end() ? nullptr : &Instances[It->second];
+  }
 };
 
 /// What a kernel maps to.
@@ -85,8 +148,23 @@ public:
                                        llvm::StringRef Text);
 
   /// Maps one kernel of \p T (first matching rule) and decides its phase
-  /// from annotations, the rule's fixed phase or its query length.
-  Match match(const KernelView &K, const Trace &T) const;
+  /// from annotations, the rule's fixed phase or its query length. Composite
+  /// rules match only through \p C (recognize's result for \p T).
+  Match match(const KernelView &K, const Trace &T,
+              const Composites *C = nullptr) const;
+  /// Recognises the composite rules' sequences among the kernel-launching
+  /// sibling ops of \p T; rules claim ops in file order, an op once.
+  Composites recognize(const Trace &T) const;
+  /// For a kernel that no rule maps: the rules that come closest (a kernel
+  /// or op pattern matches but types, dims or the rest of a sequence do
+  /// not), each as "rule 'NAME' (operator): why", nearest first, and the
+  /// candidate operators whose patterns match it.
+  struct NearMiss {
+    const MapRule *Rule = nullptr;
+    std::string Why;
+  };
+  std::vector<NearMiss> nearMisses(const KernelView &K, const Trace &T) const;
+  std::vector<const Candidate *> candidates(const KernelView &K) const;
   /// The phase named by the innermost annotation that a phase rule matches.
   Phase phaseOf(llvm::ArrayRef<llvm::StringRef> Annotations) const;
 
@@ -95,6 +173,7 @@ public:
 
   std::vector<MapRule> Rules;
   std::vector<PhaseRule> Phases;
+  std::vector<Candidate> Candidates;
   int64_t DecodeMaxQueryLen = 1;
 
   /// A copy of \p S that lives as long as any copy of this mapping (glob
