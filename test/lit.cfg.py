@@ -64,6 +64,21 @@ config.substitutions.append(
     ("%atrex_clang_plugin",
      os.path.join(config.atrex_obj_root, "lib", "AtrexClang.so")))
 
+# FlyDSL's IR evidence (atrex-lint --flydsl-compile, docs/flydsl.md) traces
+# FlyDSL files where flydsl and an lld 22 are installed. Tests that do not ask
+# for it get the static reading only, whatever is installed; those that trace
+# (test/lint/flydsl: REQUIRES: flydsl) are UNSUPPORTED without it.
+config.environment["ATREX_FLYDSL_COMPILE"] = "off"
+lld22 = any(os.access(p, os.X_OK) for p in
+            ("/usr/lib/llvm-22/bin/ld.lld", "/usr/bin/ld.lld-22"))
+if lld22 and subprocess.run([config.python_executable, "-c", "import flydsl"],
+                            capture_output=True).returncode == 0:
+    config.available_features.add("flydsl")
+else:
+    lit_config.note("flydsl or lld-22 not installed: the live FlyDSL trace "
+                    "tests are skipped (ATREX_WITH_FLYDSL=1 "
+                    "scripts/install-deps.sh installs both)")
+
 # A GPU is present only where nvidia-smi lists one.
 smi = shutil.which("nvidia-smi")
 if smi and subprocess.run([smi, "-L"], capture_output=True).returncode == 0:
@@ -105,3 +120,12 @@ for gate in (os.path.join(config.atrex_obj_root, "runtime", "bin", "atrex-gate")
         config.available_features.add("atrex-gate")
         config.substitutions.append(("%atrex_gate", gate))
         break
+
+# Nsight Compute, where `atrex agent run --profile` would find one
+# ($CUDA_PATH/bin, $CUDA_HOME/bin, /usr/local/cuda/bin, PATH): the tests of a
+# missing ncu (test/agent/profile-no-ncu.test) are UNSUPPORTED there.
+ncu_dirs = [os.path.join(os.environ[v], "bin") for v in ("CUDA_PATH", "CUDA_HOME")
+            if os.environ.get(v)] + ["/usr/local/cuda/bin"]
+if (any(os.access(os.path.join(d, "ncu"), os.X_OK) for d in ncu_dirs) or
+        shutil.which("ncu", path=config.environment.get("PATH"))):
+    config.available_features.add("ncu")

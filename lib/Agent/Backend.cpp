@@ -21,6 +21,15 @@ static json::Value optNumber(const std::optional<double> &V) {
   return V ? json::Value(*V) : json::Value(nullptr);
 }
 
+/// --profile's diagnosis of a kernel or iteration (docs/agent.md,
+/// "Profiling and diagnosis"): `profile` or `profile_error`, absent without.
+template <typename T> static void addProfile(json::Object &O, const T &X) {
+  if (X.Profile)
+    O["profile"] = json::Object(*X.Profile);
+  if (!X.ProfileError.empty())
+    O["profile_error"] = X.ProfileError;
+}
+
 json::Object toJSON(const Context &C) {
   json::Object Best{
       {"iteration", C.Best.Iteration},
@@ -33,9 +42,10 @@ json::Object toJSON(const Context &C) {
       {"lint_verdict", C.Best.LintVerdict},
       {"gate_status", C.Best.GateStatus},
       {"gate_verdict", C.Best.GateVerdict}};
+  addProfile(Best, C.Best);
   json::Array History;
-  for (const HistoryEntry &H : C.History)
-    History.push_back(json::Object{
+  for (const HistoryEntry &H : C.History) {
+    json::Object Entry{
         {"iteration", H.Iteration},
         {"hash", H.Hash},
         {"accepted", H.Accepted},
@@ -45,7 +55,10 @@ json::Object toJSON(const Context &C) {
         {"median_us", optNumber(H.MedianUs)},
         {"lint_verdict", H.LintVerdict},
         {"gate_status", H.GateStatus},
-        {"gate_verdict", H.GateVerdict}});
+        {"gate_verdict", H.GateVerdict}};
+    addProfile(Entry, H);
+    History.push_back(std::move(Entry));
+  }
   json::Object Problem = toJSON(C.Prob);
   Problem["t_roofline_us"] = C.Prob.TRooflineS * 1e6;
   if (C.Card) // an operator of the public bundle: no problem, no roofline

@@ -118,6 +118,20 @@ void LoopState::recordBackendFailure(unsigned Iteration,
   LastIteration = Iteration;
 }
 
+void LoopState::recordProfile(unsigned Iteration,
+                              std::optional<json::Object> Diagnosis,
+                              const std::string &Error) {
+  auto Set = [&](auto &X) {
+    X.Profile = Diagnosis;
+    X.ProfileError = Error;
+  };
+  for (HistoryEntry &H : History)
+    if (H.Iteration == Iteration)
+      Set(H);
+  if (Started && Best.Iteration == Iteration)
+    Set(Best);
+}
+
 std::optional<DropoutDue> LoopState::dropoutDue(const LoopOptions &O) const {
   DropoutDue D;
   D.Stale = StaleKinds.size();
@@ -207,6 +221,11 @@ std::vector<std::string> retrievalTerms(const Context &C) {
   size_t From = C.History.size() > 2 ? C.History.size() - 2 : 0;
   for (size_t I = C.History.size(); I-- > From;) { // newest first
     Add(C.History[I].Kind);
+    if (C.History[I].Profile) // --profile: the diagnosis's own terms
+      if (const json::Array *Kb = C.History[I].Profile->getArray("kb_terms"))
+        for (const json::Value &V : *Kb)
+          if (auto S = V.getAsString())
+            Add(*S);
     std::vector<std::string> Words = diagnosisWords(C.History[I].Diagnosis);
     for (size_t W = 0; W < Words.size() && W < 12; ++W)
       Add(Words[W]);
@@ -266,7 +285,8 @@ static json::Object optionsJSON(const RunOptions &O) {
                                           ? json::Value(nullptr)
                                           : json::Value(O.Eval.GateWorker)},
                       {"kb_index", O.KbIndex.empty() ? json::Value(nullptr)
-                                                     : json::Value(O.KbIndex)}};
+                                                     : json::Value(O.KbIndex)},
+                      {"profile", O.Profile}};
 }
 
 namespace {
@@ -292,13 +312,32 @@ struct Runner {
     json::Object Ev = toJSON(*E);
     Ev["iteration"] = I;
     Ev["hash"] = K.Hash;
+    // --profile: ncu on a candidate whose gate passed; a failed profile is
+    // recorded and the loop goes on.
+    std::optional<ProfileRecord> Prof;
+    if (O.Profile && E->Measured &&
+        E->GateStatus == atrex::rt::protocol::kPass) {
+      Prof = profileIteration(Prob, *E, K.File, iterDir(I), O.Prof);
+      Ev["profile"] = toJSON(*Prof);
+      if (!Prof->Diag) // a diagnosis is in the decision's line below
+        Log << formatv("atrex-agent: iteration {0}: profile failed: {1}\n", I,
+                       Prof->Error);
+    }
     if (Error Err = Trail.write("evaluation", std::move(Ev)))
       return Err;
     Outcome Out = State.decide(*E, O.Loop);
+    if (Prof && Prof->Diag)
+      Out.Diagnosis += "; " + Prof->Diag->Summary;
     double PrevS = State.Best.S;
     bool PrevAccepted = State.HaveAccepted;
     unsigned PrevIter = State.Best.Iteration;
     State.recordEvaluated(I, K, *E, Out);
+    if (Prof)
+      State.recordProfile(I,
+                          Prof->Diag
+                              ? std::optional<json::Object>(toJSON(*Prof->Diag))
+                              : std::nullopt,
+                          Prof->Error);
     Log << formatv("atrex-agent: iteration {0}: {1}\n", I, Out.Diagnosis);
     if (Out.Accepted)
       return Trail.write(

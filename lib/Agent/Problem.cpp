@@ -130,10 +130,20 @@ Expected<Problem> loadProblem(const ProblemQuery &Q) {
   R.Summary = Spec->second.Summary;
   R.KeyDoc = Spec->second.KeyDoc;
   R.Gpu = Gpu->name;
+  R.GpuFullName = Gpu->fullName;
   R.TRooflineS = Roof->primary().seconds();
   R.Ceiling = Roof->ceiling().str();
   R.Regime = Roof->primary().memoryBound() ? "memory" : "compute";
   R.FloorS = Floor->Datasheet.seconds();
+  R.Flops = static_cast<double>(Roof->FlopsTotal);
+  auto Matrix = Work->Expected.flops.find("matrix");
+  if (Matrix != Work->Expected.flops.end())
+    for (const auto &[Dtype, N] : Matrix->second)
+      R.MatrixFlops += static_cast<double>(N);
+  R.Bytes = static_cast<double>(Roof->Bytes);
+  R.TComputeS = Roof->primary().computeSeconds;
+  R.TMemoryS = Roof->primary().memorySeconds;
+  R.TFloorS = Roof->primary().floorSeconds;
   return R;
 }
 
@@ -150,10 +160,17 @@ json::Object toJSON(const Problem &P) {
                       {"summary", P.Summary},
                       {"key_doc", P.KeyDoc},
                       {"gpu", P.Gpu},
+                      {"gpu_full_name", P.GpuFullName},
                       {"t_roofline_s", P.TRooflineS},
                       {"ceiling", P.Ceiling},
                       {"regime", P.Regime},
-                      {"floor_s", P.FloorS}};
+                      {"floor_s", P.FloorS},
+                      {"flops", P.Flops},
+                      {"matrix_flops", P.MatrixFlops},
+                      {"bytes", P.Bytes},
+                      {"t_compute_s", P.TComputeS},
+                      {"t_memory_s", P.TMemoryS},
+                      {"t_floor_s", P.TFloorS}};
 }
 
 Expected<Problem> problemFromJSON(const json::Object &O) {
@@ -176,6 +193,7 @@ Expected<Problem> problemFromJSON(const json::Object &O) {
   P.Summary = O.getString("summary").value_or("").str();
   P.KeyDoc = O.getString("key_doc").value_or("").str();
   P.Ceiling = O.getString("ceiling").value_or("").str();
+  P.GpuFullName = O.getString("gpu_full_name").value_or("").str();
   P.Regime = O.getString("regime").value_or("").str();
   auto T = O.getNumber("t_roofline_s");
   if (!T || *T <= 0)
@@ -183,6 +201,12 @@ Expected<Problem> problemFromJSON(const json::Object &O) {
                              "number");
   P.TRooflineS = *T;
   P.FloorS = O.getNumber("floor_s").value_or(0);
+  P.Flops = O.getNumber("flops").value_or(0);
+  P.MatrixFlops = O.getNumber("matrix_flops").value_or(0);
+  P.Bytes = O.getNumber("bytes").value_or(0);
+  P.TComputeS = O.getNumber("t_compute_s").value_or(0);
+  P.TMemoryS = O.getNumber("t_memory_s").value_or(0);
+  P.TFloorS = O.getNumber("t_floor_s").value_or(0);
   const json::Object *Shape = O.getObject("shape");
   if (!Shape)
     return createStringError("problem: missing object 'shape'");

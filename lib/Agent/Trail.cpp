@@ -69,6 +69,7 @@ Expected<Restored> replayTrail(StringRef Path, ArrayRef<TrailRecord> Records,
   std::map<unsigned, Kernel> Candidates;
   std::map<unsigned, std::string> CandidateErrors;
   std::map<unsigned, Evaluation> Evaluations;
+  std::map<unsigned, const json::Object *> Profiles; // --profile's records
   for (const TrailRecord &R : Records) {
     std::string Where = formatv("{0}:{1}: ", Path, R.Line).str();
     auto Fail = [&](const Twine &Why) {
@@ -116,6 +117,9 @@ Expected<Restored> replayTrail(StringRef Path, ArrayRef<TrailRecord> Records,
       if (!E)
         return Fail(toString(E.takeError()));
       Evaluations[I] = std::move(*E);
+      Profiles.erase(I);
+      if (const json::Object *P = R.Data.getObject("profile"))
+        Profiles[I] = P;
     } else if (R.Event == "accept" || R.Event == "reject") {
       bool Accepted = R.Event == "accept";
       Outcome O;
@@ -140,6 +144,12 @@ Expected<Restored> replayTrail(StringRef Path, ArrayRef<TrailRecord> Records,
         return Fail(R.Event + " of iteration " + Twine(I) +
                     ": hash differs from its candidate record's");
       Out.State.recordEvaluated(I, K->second, E->second, O);
+      if (auto P = Profiles.find(I); P != Profiles.end()) {
+        const json::Object *D = P->second->getObject("diagnosis");
+        Out.State.recordProfile(
+            I, D ? std::optional<json::Object>(*D) : std::nullopt,
+            P->second->getString("error").value_or("").str());
+      }
     } else if (R.Event == "dropout") {
       DropoutDue D;
       D.Trigger = R.Data.getString("trigger").value_or("stale").str();

@@ -13,11 +13,13 @@
 //                   [--resume]
 //   atrex-agent report TRAIL [--format text|md]
 //   atrex-agent kb build|query|isa ... (KbCommand.cpp)
+//   atrex-agent profile|diagnose ... and run --profile (ProfileCommand.cpp)
 //   atrex-agent prompt CONTEXT
 //
 //===----------------------------------------------------------------------===//
 
 #include "KbCommand.h"
+#include "ProfileCommand.h"
 #include "atrex/Agent/Backend.h"
 #include "atrex/Agent/Loop.h"
 #include "atrex/Agent/OpenAI.h"
@@ -322,6 +324,7 @@ static int run(const char *Argv0) {
       O.Eval.GateSettings = std::move(*V->getAsObject());
     }
   }
+  applyRunProfileOptions(O); // --profile (ProfileCommand.cpp)
   std::unique_ptr<Backend> B;
   if (BackendOpt == "search")
     B = ExitOnErr(createSearchBackend(
@@ -409,6 +412,7 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(Cat, PrelintCmd);
   cl::HideUnrelatedOptions(Cat, PromptCmd);
   prepareKbCommand();
+  prepareProfileCommand(RunCmd);
   cl::ParseCommandLineOptions(argc, argv,
                               "atrex agent: the measure-revise loop "
                               "(docs/agent.md)\n");
@@ -416,6 +420,8 @@ int main(int argc, char **argv) {
     return run(argv[0]);
   if (PrelintCmd)
     return prelint(argv[0]);
+  if (int Status; runProfileCommand(argv[0], Status))
+    return Status;
   if (kbCommandGiven())
     return runKbCommand(argv[0]);
   if (PromptCmd) {
@@ -435,6 +441,6 @@ int main(int argc, char **argv) {
     return 0;
   }
   errs() << "atrex-agent: error: give a command: run, report, prelint, "
-            "prompt or kb (--help)\n";
+            "prompt, kb, profile or diagnose (--help)\n";
   return 1;
 }

@@ -35,6 +35,10 @@ struct Kernel {
   double S = 0;          ///< S_i (0 while not accepted)
   std::optional<double> MedianUs;
   std::string LintVerdict, GateStatus, GateVerdict;
+  /// With --profile: the diagnosis of its profile (Profile.h, as JSON), or
+  /// why there is none.
+  std::optional<llvm::json::Object> Profile;
+  std::string ProfileError;
 };
 
 /// One earlier iteration, as the next context shows it.
@@ -46,6 +50,9 @@ struct HistoryEntry {
   std::string Diagnosis; ///< one line: why it was accepted or rejected
   std::optional<double> S, MedianUs;
   std::string LintVerdict, GateStatus, GateVerdict;
+  /// With --profile (as Kernel's).
+  std::optional<llvm::json::Object> Profile;
+  std::string ProfileError;
 };
 
 /// Everything a backend gets for one iteration, and where its files are.

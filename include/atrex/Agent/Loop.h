@@ -17,6 +17,7 @@
 #include "atrex/Agent/Backend.h"
 #include "atrex/Agent/Evaluate.h"
 #include "atrex/Agent/Problem.h"
+#include "atrex/Agent/Profile.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -79,6 +80,12 @@ public:
   /// Records an iteration's evaluated candidate as decided.
   void recordEvaluated(unsigned Iteration, const Kernel &K, const Evaluation &E,
                        const Outcome &Out);
+  /// Attaches iteration \p Iteration's profile diagnosis (a Diagnosis as
+  /// JSON) or profile error to its history entry, and to the best kernel
+  /// when it is that iteration's.
+  void recordProfile(unsigned Iteration,
+                     std::optional<llvm::json::Object> Diagnosis,
+                     const std::string &Error);
   /// Records an iteration whose backend gave no candidate.
   void recordBackendFailure(unsigned Iteration, const std::string &Why);
   /// Whether a dropout is due now.
@@ -100,6 +107,9 @@ struct RunOptions {
   /// backend call; "" none.
   std::string KbIndex;
   unsigned KbLimit = 6; ///< hits per retrieval
+  /// --profile: ncu on every candidate whose gate passed (Profile.h).
+  bool Profile = false;
+  ProfileOptions Prof;
 };
 
 /// What an iteration asks the knowledge base (docs/agent.md, "The knowledge

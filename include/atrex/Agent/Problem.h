@@ -30,10 +30,18 @@ struct Problem {
   std::string Summary;                  ///< the entry's one-line summary
   std::string KeyDoc;                   ///< what the shape keys mean
   std::string Gpu;                      ///< hardware-table name (H200)
-  double TRooflineS = 0; ///< score ceiling (measured, else datasheet)
-  std::string Ceiling;   ///< "measured" or "datasheet"
-  std::string Regime;    ///< "memory" or "compute"
-  double FloorS = 0;     ///< impossibility floor (datasheet, floor facts)
+  std::string GpuFullName; ///< the table's full_name ("... (Hopper)")
+  double TRooflineS = 0;   ///< score ceiling (measured, else datasheet)
+  std::string Ceiling;     ///< "measured" or "datasheet"
+  std::string Regime;      ///< "memory" or "compute"
+  double FloorS = 0;       ///< impossibility floor (datasheet, floor facts)
+  // The parts of T_roofline on its ceiling (docs/roofline.md), for the
+  // profile's diagnosis (Profile.h); 0 where unknown (a trail written before
+  // they were recorded).
+  double Flops = 0;       ///< semantic FLOPs, every engine and dtype
+  double MatrixFlops = 0; ///< of which on the matrix engine (tensor cores)
+  double Bytes = 0;       ///< semantic bytes read + written
+  double TComputeS = 0, TMemoryS = 0, TFloorS = 0;
 };
 
 /// Which problem: a suite id, or an operator with its entry shape

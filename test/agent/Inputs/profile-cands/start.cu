@@ -1,0 +1,10 @@
+// start: honest, FAKE_US=40 FAKE_KERNEL=_Z10rms_kernelPfPKfi FAKE_NCU=tiny
+#include <cuda_runtime.h>
+__global__ void rms_kernel(float *out, const float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = x[i];
+}
+void rms_norm(float *out, const float *x, int n) {
+  rms_kernel<<<(n + 255) / 256, 256>>>(out, x, n);
+}
