@@ -38,6 +38,36 @@ static Expected<std::map<std::string, int64_t>> parseShape(StringRef Text) {
   return Shape;
 }
 
+Expected<std::vector<std::string>>
+trackProblems(StringRef SuitePath, ArrayRef<std::string> Operators,
+              unsigned PerOp, bool VisibleOnly) {
+  auto S = suite::readSuite(SuitePath);
+  if (!S)
+    return S.takeError();
+  std::vector<std::string> Ops(Operators.begin(), Operators.end());
+  if (Ops.empty())
+    for (const suite::OperatorConfig &O : S->Operators)
+      Ops.push_back(O.Name);
+  std::vector<std::string> Ids;
+  for (const std::string &Op : Ops) {
+    std::vector<const suite::Problem *> Of;
+    bool Known = false;
+    for (const suite::Problem &P : S->Problems) {
+      Known |= P.Operator == Op;
+      if (P.Operator == Op && (!VisibleOnly || P.Visibility == "public"))
+        Of.push_back(&P);
+    }
+    if (!Known)
+      return createStringError(SuitePath + ": no operator '" + Op + "'");
+    llvm::stable_sort(Of, [](const suite::Problem *A, const suite::Problem *B) {
+      return A->Weight != B->Weight ? A->Weight > B->Weight : A->Id < B->Id;
+    });
+    for (size_t I = 0; I < Of.size() && I < std::max(1u, PerOp); ++I)
+      Ids.push_back(Of[I]->Id);
+  }
+  return Ids;
+}
+
 Expected<Problem> loadProblem(const ProblemQuery &Q) {
   auto S = suite::readSuite(Q.SuitePath);
   if (!S)

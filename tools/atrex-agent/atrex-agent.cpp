@@ -27,10 +27,13 @@
 #include "atrex/Agent/Templates.h"
 #include "atrex/Agent/Trail.h"
 #include "atrex/Support/DataPath.h"
+#include "atrex/Support/JSON.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -176,6 +179,22 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     GateSettings("gate-settings", cl::sub(RunCmd), cl::cat(Cat),
                  cl::desc("JSON object merged into the plan's settings"));
+static cl::opt<std::string> TrackOpt(
+    "track", cl::sub(RunCmd), cl::cat(Cat),
+    cl::desc("Operators (comma-separated, or 'all'): the loop on each one's "
+             "--per-op heaviest problems, RUN-DIR/<operator>-<id> each, "
+             "summed up in RUN-DIR/track.json"));
+static cl::opt<unsigned> PerOp("per-op", cl::sub(RunCmd), cl::cat(Cat),
+                               cl::desc("--track: problems per operator"),
+                               cl::init(1));
+static cl::opt<bool>
+    VisibleOnly("visible-only", cl::sub(RunCmd), cl::cat(Cat),
+                cl::desc("--track: the public bundle's problems only"));
+static cl::opt<std::string>
+    StartSetOpt("start-set", cl::sub(RunCmd), cl::cat(Cat),
+                cl::desc("--track: the starting submissions, "
+                         "<dir>/<operator>.cu"),
+                cl::init("examples/sets/naive"));
 static cl::opt<bool> Resume("resume", cl::sub(RunCmd), cl::cat(Cat),
                             cl::desc("Continue the run directory's trail"));
 static cl::opt<std::string>
@@ -233,15 +252,20 @@ static OpenAIOptions openAIOptions() {
   return O;
 }
 
-static int run(const char *Argv0) {
+/// One loop: \p Dir the run directory, \p Id the problem (else --op and
+/// --shape), \p Start the starting submission. A setup error ends the tool;
+/// the loop's own error is returned.
+static Error runOne(const char *Argv0, const std::string &Dir,
+                    const std::string &Id, const std::string &Start,
+                    bool DoResume) {
   if (BackendOpt != "command" && BackendOpt != "search" &&
       BackendOpt != "openai")
     ExitOnErr(createStringError("--backend '" + BackendOpt +
                                 "': 'command', 'search' or 'openai'"));
   RunOptions O;
-  O.RunDir = RunDir;
-  O.StartFile = StartFile;
-  O.Resume = Resume;
+  O.RunDir = Dir;
+  O.StartFile = Start;
+  O.Resume = DoResume;
   O.BackendName = BackendOpt;
   O.Command = CommandOpt;
   O.KbIndex = KbIndexOpt;
@@ -257,24 +281,23 @@ static int run(const char *Argv0) {
     ExitOnErr(createStringError("--min-improvement must be >= 0"));
 
   Problem P;
-  if (Resume) {
-    auto Records = ExitOnErr(readTrail(RunDir + "/trail.jsonl"));
-    Restored R =
-        ExitOnErr(replayTrail(RunDir + "/trail.jsonl", Records, RunDir));
+  if (DoResume) {
+    auto Records = ExitOnErr(readTrail(Dir + "/trail.jsonl"));
+    Restored R = ExitOnErr(replayTrail(Dir + "/trail.jsonl", Records, Dir));
     P = R.Prob;
     if (O.Command.empty())
       O.Command = R.Command;
     if (O.KbIndex.empty())
       O.KbIndex = R.KbIndex;
   } else {
-    if (StartFile.empty())
+    if (Start.empty())
       ExitOnErr(createStringError("give --start FILE (the starting "
                                   "submission)"));
-    if (!sys::fs::exists(StartFile))
-      ExitOnErr(createStringError("--start '" + StartFile + "': no such file"));
+    if (!sys::fs::exists(Start))
+      ExitOnErr(createStringError("--start '" + Start + "': no such file"));
     ProblemQuery Q;
     Q.SuitePath = atrex::dataPath(SuitePath, ATREX_SOURCE_DIR, Argv0);
-    Q.Id = ProblemId;
+    Q.Id = Id;
     Q.Operator = OpName;
     Q.Shape = ShapeOpt;
     Q.Gpu = GpuOpt;
@@ -283,8 +306,8 @@ static int run(const char *Argv0) {
   if (O.Command.empty() && BackendOpt == "command")
     ExitOnErr(createStringError("give --command (the command backend's "
                                 "command)"));
-  if (!StartFile.empty()) {
-    SmallString<256> Abs(StartFile);
+  if (!Start.empty()) {
+    SmallString<256> Abs(Start);
     sys::fs::make_absolute(Abs);
     O.StartFile = std::string(Abs);
   }
@@ -293,7 +316,7 @@ static int run(const char *Argv0) {
     sys::fs::make_absolute(Abs);
     O.KbIndex = std::string(Abs);
   }
-  SmallString<256> AbsRun(RunDir);
+  SmallString<256> AbsRun(Dir);
   sys::fs::make_absolute(AbsRun);
   sys::path::remove_dots(AbsRun, true);
   O.RunDir = std::string(AbsRun);
@@ -333,7 +356,143 @@ static int run(const char *Argv0) {
     B = ExitOnErr(createOpenAIBackend(openAIOptions()));
   else
     B = createCommandBackend(O.Command, CommandTimeout);
-  ExitOnErr(runLoop(P, *B, O, errs()));
+  return runLoop(P, *B, O, errs());
+}
+
+/// The summary of one track run directory's trail: the start's S_i, the
+/// best's, the accepted iterations and dropouts.
+static json::Object trackRow(StringRef Dir, StringRef Id, StringRef Op) {
+  json::Object Row{
+      {"problem", Id.str()}, {"operator", Op.str()}, {"run_dir", Dir.str()}};
+  auto Records = readTrail((Dir + "/trail.jsonl").str());
+  if (!Records) {
+    Row["error"] = toString(Records.takeError());
+    return Row;
+  }
+  std::optional<double> StartS, BestS;
+  int64_t Accepted = 0, Dropouts = 0, Iterations = 0, BestIter = -1;
+  std::string StartLint, StartGate;
+  for (const TrailRecord &R : *Records) {
+    auto I = atrex::getInteger(R.Data, "iteration").value_or(-1);
+    if (R.Event == "evaluation" && I == 0) {
+      StartS = R.Data.getNumber("s");
+      if (const json::Object *L = R.Data.getObject("lint"))
+        StartLint = L->getString("verdict").value_or("").str();
+      if (const json::Object *G = R.Data.getObject("gate"))
+        StartGate = G->getString("verdict").value_or("").str();
+    } else if (R.Event == "accept") {
+      ++Accepted;
+      BestS = R.Data.getNumber("s");
+      BestIter = I;
+    } else if (R.Event == "dropout") {
+      ++Dropouts;
+    }
+    if ((R.Event == "accept" || R.Event == "reject") && I > Iterations)
+      Iterations = I;
+  }
+  auto Opt = [](std::optional<double> V) {
+    return V ? json::Value(*V) : json::Value(nullptr);
+  };
+  Row["start_s"] = Opt(StartS);
+  Row["start_lint_verdict"] = StartLint;
+  Row["start_gate_verdict"] = StartGate;
+  Row["best_s"] = Opt(BestS);
+  Row["best_iteration"] = BestIter < 0 ? json::Value(nullptr) : BestIter;
+  Row["accepted"] = Accepted;
+  Row["dropouts"] = Dropouts;
+  Row["iterations"] = Iterations;
+  return Row;
+}
+
+/// --track: the loop on each problem of the track, one run directory each
+/// (RUN-DIR/<operator>-<id>), started from --start-set/<operator>.cu; a
+/// problem whose loop fails is recorded and the others go on. Writes
+/// RUN-DIR/track.json and prints a summary.
+static int runTrack(const char *Argv0) {
+  std::vector<std::string> Ops;
+  if (TrackOpt != "all")
+    for (StringRef Op : split(StringRef(TrackOpt), ','))
+      if (!Op.trim().empty())
+        Ops.push_back(Op.trim().str());
+  std::string Suite = atrex::dataPath(SuitePath, ATREX_SOURCE_DIR, Argv0);
+  std::vector<std::string> Ids =
+      ExitOnErr(trackProblems(Suite, Ops, PerOp, VisibleOnly));
+  std::string StartSet = atrex::dataPath(StartSetOpt, ATREX_SOURCE_DIR, Argv0);
+  ExitOnErr(errorCodeToError(sys::fs::create_directories(RunDir)));
+  json::Array Rows;
+  unsigned Failed = 0;
+  for (const std::string &Id : Ids) {
+    ProblemQuery Q;
+    Q.SuitePath = Suite;
+    Q.Id = Id;
+    Q.Gpu = GpuOpt;
+    Problem P = ExitOnErr(loadProblem(Q));
+    std::string Dir = RunDir + "/" + P.Operator + "-" + Id;
+    SmallString<256> Start(StartSet);
+    sys::path::append(Start, P.Operator + ".cu");
+    errs() << "== " << P.Operator << " " << Id << " (" << shapeText(P.Shape)
+           << ") in " << Dir << "\n";
+    bool Again = Resume && sys::fs::exists(Dir + "/trail.jsonl");
+    if (!Again && !sys::fs::exists(Start)) {
+      errs() << "atrex-agent: note: no starting submission '" << Start
+             << "': " << Id << " skipped\n";
+      Rows.push_back(json::Object{{"problem", Id},
+                                  {"operator", P.Operator},
+                                  {"error", "no starting submission"}});
+      ++Failed;
+      continue;
+    }
+    if (Error E = runOne(Argv0, Dir, Id, std::string(Start), Again)) {
+      std::string Why = toString(std::move(E));
+      WithColor::error(errs(), "atrex-agent") << Id << ": " << Why << "\n";
+      json::Object Row = trackRow(Dir, Id, P.Operator);
+      Row["error"] = Why;
+      Rows.push_back(std::move(Row));
+      ++Failed;
+      continue;
+    }
+    Rows.push_back(trackRow(Dir, Id, P.Operator));
+  }
+  outs() << formatv("{0,-24} {1,-6} {2,8} {3,8} {4,6} {5,8} {6,9}\n",
+                    "operator", "id", "start S", "best S", "iter", "accepted",
+                    "dropouts");
+  for (const json::Value &V : Rows) {
+    const json::Object &R = *V.getAsObject();
+    auto Num = [&](StringRef K) {
+      auto N = R.getNumber(K);
+      return N ? formatv("{0:F4}", *N).str() : std::string("-");
+    };
+    auto Int = [&](StringRef K) {
+      auto N = atrex::getInteger(R, K);
+      return N ? std::to_string(*N) : std::string("-");
+    };
+    outs() << formatv(
+        "{0,-24} {1,-6} {2,8} {3,8} {4,6} {5,8} {6,9}{7}\n",
+        R.getString("operator").value_or(""),
+        R.getString("problem").value_or(""), Num("start_s"), Num("best_s"),
+        Int("iterations"), Int("accepted"), Int("dropouts"),
+        R.getString("error") ? "  error: " + R.getString("error")->str()
+                             : std::string());
+  }
+  json::Object Track{
+      {"schema", "atrex-agent-track/1"},        {"suite", Suite},
+      {"operators", TrackOpt.getValue()},       {"per_op", PerOp.getValue()},
+      {"visible_only", VisibleOnly.getValue()}, {"start_set", StartSet},
+      {"backend", BackendOpt.getValue()},       {"problems", std::move(Rows)}};
+  ExitOnErr(writeFile(RunDir + "/track.json",
+                      formatv("{0:2}", json::Value(std::move(Track))).str()));
+  return Failed ? 1 : 0;
+}
+
+static int run(const char *Argv0) {
+  if (!TrackOpt.empty()) {
+    if (!ProblemId.empty() || !OpName.empty() || !StartFile.empty())
+      ExitOnErr(createStringError("--track takes its problems from the suite "
+                                  "and its starts from --start-set: no "
+                                  "--problem, --op or --start"));
+    return runTrack(Argv0);
+  }
+  ExitOnErr(runOne(Argv0, RunDir, ProblemId, StartFile, Resume));
   return 0;
 }
 

@@ -11,12 +11,14 @@
 #ifndef ATREX_AGENT_PROBLEM_H
 #define ATREX_AGENT_PROBLEM_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace atrex::agent {
 
@@ -58,6 +60,15 @@ struct ProblemQuery {
 /// hardware table, and computes the problem's roofline. Errors name the
 /// suite file and the problem.
 llvm::Expected<Problem> loadProblem(const ProblemQuery &Q);
+
+/// The problems of a track (`atrex agent run --track`): for each operator of
+/// \p Operators (empty: every operator of the suite, in the suite's order),
+/// its \p PerOp heaviest problems by weight (ties by id), of the visible
+/// ones only when \p VisibleOnly. Errors: an unreadable suite, an operator
+/// it does not have.
+llvm::Expected<std::vector<std::string>>
+trackProblems(llvm::StringRef SuitePath, llvm::ArrayRef<std::string> Operators,
+              unsigned PerOp, bool VisibleOnly);
 
 llvm::json::Object toJSON(const Problem &P);
 llvm::Expected<Problem> problemFromJSON(const llvm::json::Object &O);
