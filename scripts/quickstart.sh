@@ -13,7 +13,11 @@
 #   4. scoring of the committed H200 gate results of both sets (production as a
 #      labelled baseline) into text, Markdown, JSON and HTML reports;
 #   5. with a CUDA GPU: the gate on both sets (heaviest problem per operator)
-#      and a report of that fresh run.
+#      and a report of that fresh run;
+#   6. atrex eval: two example "external agents" (examples/eval/set-agent.sh
+#      replaying the naive and the production set) over the public bundle,
+#      linted, gated where a GPU is, and ranked in a leaderboard beside the
+#      committed H200 results of the naive set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -101,5 +105,13 @@ else
     build/runtime/bin/atrex-gate --check | sed 's/^/   /' || true
   fi
 fi
+echo
+echo "== 6. atrex eval: example agents over the public bundle -> $OUT/eval/leaderboard.{txt,md,json}"
+rm -rf "$OUT/eval"
+atrex eval run --public bench/sets/bundle/public --sealed bench/sets/bundle/sealed --out "$OUT/eval" \
+  --agent "naive-replay=command:sh examples/eval/set-agent.sh examples/sets/naive" \
+  --agent "torch-replay=command:sh examples/eval/set-agent.sh examples/sets/production" \
+  --max-per-op 1 --measured-only --with "naive=$R/gate-naive.jsonl:$OUT/lint-naive.json"
+
 echo
 echo "done: reports in $OUT (open $OUT/report.html)"
