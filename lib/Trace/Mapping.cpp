@@ -5,10 +5,12 @@
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/YAMLTraits.h"
 #include "llvm/Support/raw_ostream.h"
+#include <limits>
 #include <set>
 
 using namespace llvm;
@@ -179,7 +181,15 @@ public:
         return V;
       char Op = S[Pos++];
       int64_t R = product();
-      V = Op == '+' ? V + R : V - R;
+      if (!Err.empty())
+        return 0;
+      std::optional<int64_t> W =
+          Op == '+' ? checkedAdd(V, R) : checkedSub(V, R);
+      if (!W) {
+        Err = "value out of the 64-bit range";
+        return 0;
+      }
+      V = *W;
     }
   }
   int64_t product() {
@@ -192,10 +202,18 @@ public:
       int64_t R = atom();
       if (!Err.empty())
         return 0;
-      if (Op == '*')
-        V *= R;
-      else if (R == 0) {
+      if (Op == '*') {
+        std::optional<int64_t> W = checkedMul(V, R);
+        if (!W) {
+          Err = "value out of the 64-bit range";
+          return 0;
+        }
+        V = *W;
+      } else if (R == 0) {
         Err = "division by zero";
+        return 0;
+      } else if (R == -1 && V == std::numeric_limits<int64_t>::min()) {
+        Err = "value out of the 64-bit range";
         return 0;
       } else
         V = V / R - ((V % R != 0) && ((V < 0) != (R < 0)));
@@ -221,7 +239,11 @@ public:
       while (Pos < S.size() && isDigit(S[Pos]))
         ++Pos;
       int64_t V = 0;
-      S.substr(Start, Pos - Start).getAsInteger(10, V);
+      if (S.substr(Start, Pos - Start).getAsInteger(10, V)) {
+        Err = "integer '" + S.substr(Start, Pos - Start).str() +
+              "' out of the 64-bit range";
+        return 0;
+      }
       return V;
     }
     while (Pos < S.size() && (isAlnum(S[Pos]) || S[Pos] == '_'))
