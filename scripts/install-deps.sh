@@ -4,10 +4,46 @@
 #
 #   scripts/install-deps.sh            # everything (analysis side + libtorch + HIP headers)
 #   ATREX_SKIP_TORCH=1 scripts/...     # skip PyPI torch (lint then parses torch sources without its headers)
+#   ATREX_WITH_FLYDSL=1 scripts/...    # also FlyDSL's IR evidence: PyPI flydsl (a 77 MB wheel, 258 MB
+#                                      # installed: its own MLIR) and Debian's lld-22 (docs/flydsl.md)
+#   scripts/install-deps.sh --flydsl-only   # only that step (test/lint/flydsl/live.test runs it)
 set -euo pipefail
 
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+PY=${PYTHON:-python3}
+
+# Debian 12's own python3 is "externally managed" (PEP 668): pip refuses to
+# install into it without --break-system-packages (a virtual environment is the
+# alternative: PYTHON=/path/to/venv/bin/python3 scripts/install-deps.sh).
+pip_system_flag() {
+  if $PY -c 'import os, sys, sysconfig; sys.exit(0 if os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")) and sys.prefix == sys.base_prefix else 1)'; then
+    echo --break-system-packages
+  fi
+}
+
+# FlyDSL (opt-in): atrex-lint's --flydsl-compile traces FlyDSL submissions
+# with the wheel (COMPILE_ONLY, no GPU) and links their code objects with an
+# lld of LLVM 22 (flydsl 0.4.2's final stage; Debian's lld 14 fails).
+FLYDSL_VERSION=0.4.2
+install_flydsl() {
+  if ! dpkg-query -W -f='${Status}' lld-22 2>/dev/null | grep -q "install ok installed"; then
+    echo "atrex: installing Debian package lld-22 (FlyDSL's final link)"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends lld-22
+  fi
+  if [ "$($PY -c 'import importlib.metadata as m; print(m.version("flydsl"))' 2>/dev/null)" != "$FLYDSL_VERSION" ] ||
+     ! $PY -c 'import numpy' 2>/dev/null; then
+    echo "atrex: installing PyPI flydsl==$FLYDSL_VERSION and numpy (torch comes from the step above)"
+    # shellcheck disable=SC2046
+    $PY -m pip install --quiet --disable-pip-version-check $(pip_system_flag) "flydsl==$FLYDSL_VERSION" numpy
+  fi
+  $PY -c 'import flydsl, flydsl.compiler, flydsl.expr' && echo "atrex: flydsl $FLYDSL_VERSION and lld-22 ready"
+}
+if [ "${1:-}" = "--flydsl-only" ]; then
+  install_flydsl
+  exit 0
+fi
 
 DEBS=(
   # LLVM / Clang / MLIR 22 (analysis side); lit, FileCheck, not, count in /usr/lib/llvm-22/bin
@@ -56,7 +92,6 @@ else
   echo "atrex: Debian packages already installed"
 fi
 
-PY=${PYTHON:-python3}
 pip_need=()
 $PY -c 'import lit' 2>/dev/null || pip_need+=(lit)
 $PY -c 'import yaml' 2>/dev/null || pip_need+=(pyyaml)
@@ -132,5 +167,10 @@ if [ ! -f "$TS_DIR/src/parser.c" ] || [ ! -f "$TS_DIR/src/tree_sitter/parser.h" 
   rm -rf "$tmp"
 else
   echo "atrex: tree-sitter-python $TS_GRAMMAR already in $TS_DIR"
+fi
+if [ -n "${ATREX_WITH_FLYDSL:-}" ] && [ "${ATREX_WITH_FLYDSL}" != 0 ]; then
+  install_flydsl
+else
+  echo "atrex: FlyDSL not requested (ATREX_WITH_FLYDSL=1 installs flydsl and lld-22 for atrex-lint --flydsl-compile)"
 fi
 echo "atrex: dependencies ready"

@@ -1813,6 +1813,8 @@ atrex::lint::runLint(const LintOptions &Opts, const Policy &P) {
       PerFile &F = Out[I];
       if (F.Python) {
         F.Python->Path = Files[I];
+        if (Opts.PythonEvidence)
+          Opts.PythonEvidence(*F.Python, Files[I], P);
         F.Python->Seconds = F.Seconds;
         PythonResults.push_back(std::move(*F.Python));
         continue;
@@ -1837,6 +1839,13 @@ atrex::lint::runLint(const LintOptions &Opts, const Policy &P) {
     if (!Out[I].Python)
       R.Rendered = std::move(Out[I].Rendered);
     R.Seconds = Out[I].Seconds;
+    if (Out[I].Python && Opts.PythonEvidence) {
+      auto T0 = std::chrono::steady_clock::now();
+      Opts.PythonEvidence(R, Files[I], P);
+      R.Seconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - T0)
+              .count();
+    }
     Results.push_back(std::move(R));
   }
   return Results;

@@ -91,6 +91,8 @@ atrex::lint::runInChildren(size_t N, unsigned Jobs, const ChildLimits &Limits,
     int Status = 0;
     while (waitpid(R.Pid, &Status, 0) < 0 && errno == EINTR) {
     }
+    if (Limits.OwnProcessGroup)
+      kill(-R.Pid, SIGKILL); // what it left running
     ChildOutcome &O = Out[R.Task];
     O.Seconds = std::chrono::duration<double>(Clock::now() - R.Start).count();
     O.PeakRssMiB = R.PeakMiB;
@@ -127,12 +129,16 @@ atrex::lint::runInChildren(size_t N, unsigned Jobs, const ChildLimits &Limits,
         continue;
       }
       if (Pid == 0) {
+        if (Limits.OwnProcessGroup)
+          setpgid(0, 0);
         close(P[0]);
         std::string Result = Task(Next);
         Result.push_back('\0');
         _exit(writeAll(P[1], Result) ? 0 : 71);
       }
       close(P[1]);
+      if (Limits.OwnProcessGroup)
+        setpgid(Pid, Pid); // also here: no race with the child's own call
       Live.push_back(Running{Next, Pid, P[0], Clock::now(), {}});
       ++Next;
     }
@@ -166,7 +172,7 @@ atrex::lint::runInChildren(size_t N, unsigned Jobs, const ChildLimits &Limits,
         R.Killed = "used more than " + std::to_string(Limits.MaxRssMiB) +
                    " MiB of memory (--max-rss)";
       if (!R.Killed.empty()) {
-        kill(R.Pid, SIGKILL);
+        kill(Limits.OwnProcessGroup ? -R.Pid : R.Pid, SIGKILL);
         R.Eof = true;
       }
     }

@@ -7,16 +7,22 @@
 
 #include "atrex/Lint/Checks.h"
 #include "atrex/Lint/Driver.h"
+#include "atrex/Lint/FlyDSL.h"
 #include "atrex/Lint/Policy.h"
 #include "atrex/Lint/Report.h"
+#include "atrex/Support/DataPath.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
+#include "llvm/Support/YAMLParser.h"
 
 using namespace llvm;
 using namespace atrex::lint;
@@ -109,6 +115,106 @@ static cl::opt<bool>
     ShowToolchain("print-toolchain",
                   cl::desc("Print the detected CUDA/HIP/torch paths"),
                   cl::cat(Cat));
+
+static cl::opt<std::string> FlyCompile(
+    "flydsl-compile",
+    cl::desc("FlyDSL files: trace and compile the entry without a GPU in a "
+             "sandboxed child process and add the IR evidence (auto: where "
+             "flydsl and an lld 22 are installed; on; off). Default: "
+             "$ATREX_FLYDSL_COMPILE, else auto"),
+    cl::value_desc("auto|on|off"), cl::cat(Cat));
+static cl::opt<std::string>
+    FlyDumps("flydsl-dumps",
+             cl::desc("FlyDSL: read the IR evidence from this FLYDSL_DUMP_DIR "
+                      "instead of tracing"),
+             cl::value_desc("dir"), cl::cat(Cat));
+static cl::opt<std::string> FlyInputs(
+    "flydsl-inputs",
+    cl::desc("FlyDSL trace inputs, JSON or @file: {\"init\": [...], "
+             "\"inputs\": [...]}, each a number, a shape list or "
+             "{\"shape\": [...], \"dtype\": \"float16\"} (default: "
+             "get_inputs()/get_init_inputs(), else from the signature)"),
+    cl::value_desc("json|@file"), cl::cat(Cat));
+static cl::opt<unsigned> FlyTimeout(
+    "flydsl-timeout",
+    cl::desc("FlyDSL trace: wall-clock limit in seconds (default 120)"),
+    cl::value_desc("seconds"), cl::init(120), cl::cat(Cat));
+static cl::opt<unsigned>
+    FlyMaxMem("flydsl-max-mem",
+              cl::desc("FlyDSL trace: address-space limit in MiB (default "
+                       "16384)"),
+              cl::value_desc("MiB"), cl::init(16384), cl::cat(Cat));
+static cl::opt<std::string>
+    FlyKeep("flydsl-keep",
+            cl::desc("FlyDSL trace: keep its scratch directory (dumps, log, "
+                     "result) here"),
+            cl::value_desc("dir"), cl::cat(Cat));
+static cl::opt<std::string> OperatorOpt(
+    "operator",
+    cl::desc("The problem's operator (a suite operator): its family "
+             "(--families) decides family checks (a GEMM: launched kernels "
+             "must multiply-add)"),
+    cl::value_desc("name"), cl::cat(Cat));
+static cl::opt<std::string> FamiliesFile(
+    "families", cl::desc("Operator families (default kb/families.yaml)"),
+    cl::value_desc("file"), cl::init("kb/families.yaml"), cl::cat(Cat));
+
+/// The families \p Op belongs to in a families file (`families: [{name,
+/// operators: [...]}]`), or an error when it names none.
+static Expected<std::vector<std::string>> familiesOf(StringRef File,
+                                                     StringRef Op) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(File);
+  if (!B)
+    return createStringError(B.getError(), "cannot read '%s': %s",
+                             File.str().c_str(),
+                             B.getError().message().c_str());
+  SourceMgr SM;
+  yaml::Stream S((*B)->getBuffer(), SM);
+  std::vector<std::string> Out;
+  auto Scalar = [](yaml::Node *N) {
+    SmallString<64> Tmp;
+    auto *SN = dyn_cast_or_null<yaml::ScalarNode>(N);
+    return SN ? SN->getValue(Tmp).str() : std::string();
+  };
+  for (yaml::Document &D : S) {
+    auto *Root = dyn_cast_or_null<yaml::MappingNode>(D.getRoot());
+    if (!Root)
+      continue;
+    for (yaml::KeyValueNode &KV : *Root) {
+      if (Scalar(KV.getKey()) != "families")
+        continue;
+      auto *Seq = dyn_cast_or_null<yaml::SequenceNode>(KV.getValue());
+      if (!Seq)
+        continue;
+      for (yaml::Node &FN : *Seq) {
+        auto *F = dyn_cast<yaml::MappingNode>(&FN);
+        if (!F)
+          continue;
+        std::string Name;
+        bool Has = false;
+        for (yaml::KeyValueNode &E : *F) {
+          std::string K = Scalar(E.getKey());
+          if (K == "name")
+            Name = Scalar(E.getValue());
+          else if (K == "operators")
+            if (auto *Ops = dyn_cast_or_null<yaml::SequenceNode>(E.getValue()))
+              for (yaml::Node &O : *Ops)
+                Has |= Scalar(&O) == Op;
+        }
+        if (Has)
+          Out.push_back(Name);
+      }
+    }
+  }
+  if (S.failed())
+    return createStringError(inconvertibleErrorCode(), "'%s' is not valid YAML",
+                             File.str().c_str());
+  if (Out.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "--operator: '%s' is in no family of '%s'",
+                             Op.str().c_str(), File.str().c_str());
+  return Out;
+}
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
@@ -209,6 +315,51 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
+  // The FlyDSL IR evidence, run where each Python file is analysed.
+  flydsl::Options Fly;
+  std::string FlyMode = FlyCompile;
+  if (!FlyCompile.getNumOccurrences())
+    if (const char *E = getenv("ATREX_FLYDSL_COMPILE"))
+      FlyMode = E;
+  if (FlyMode.empty() || FlyMode == "auto")
+    Fly.Compile = flydsl::Options::Mode::Auto;
+  else if (FlyMode == "on")
+    Fly.Compile = flydsl::Options::Mode::On;
+  else if (FlyMode == "off")
+    Fly.Compile = flydsl::Options::Mode::Off;
+  else
+    Exit(createStringError(inconvertibleErrorCode(),
+                           "--flydsl-compile must be auto, on or off, not "
+                           "'%s'",
+                           FlyMode.c_str()));
+  Fly.Dumps = FlyDumps;
+  Fly.Keep = FlyKeep;
+  Fly.Seconds = FlyTimeout;
+  Fly.MaxMemMiB = FlyMaxMem;
+  Fly.InputsJSON = FlyInputs;
+  if (StringRef(FlyInputs).starts_with("@")) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> B =
+        MemoryBuffer::getFile(StringRef(FlyInputs).drop_front());
+    if (!B)
+      Exit(createStringError(B.getError(), "cannot read '%s'",
+                             FlyInputs.c_str() + 1));
+    Fly.InputsJSON = (*B)->getBuffer().str();
+  }
+  if (!Fly.InputsJSON.empty())
+    if (Expected<json::Value> J = json::parse(Fly.InputsJSON); !J)
+      Exit(createStringError(inconvertibleErrorCode(),
+                             "--flydsl-inputs is not JSON: %s",
+                             toString(J.takeError()).c_str()));
+  if (!OperatorOpt.empty()) {
+    std::string Fam = atrex::dataPath(FamiliesFile, ATREX_SOURCE_DIR, argv[0]);
+    std::vector<std::string> Families = Exit(familiesOf(Fam, OperatorOpt));
+    Fly.Operator = OperatorOpt;
+    Fly.Gemm = llvm::is_contained(Families, "gemm");
+  }
+  Opts.PythonEvidence = [Fly](SubmissionResult &R, StringRef File,
+                              const Policy &Pol) {
+    flydsl::addEvidence(R, File, Pol, Fly);
+  };
   std::vector<SubmissionResult> Results = Exit(runLint(Opts, P));
 
   std::error_code EC;

@@ -80,6 +80,8 @@ std::unique_ptr<LintCheck> createInputWriteCheck();
 std::unique_ptr<LintCheck> createIndirectCallCheck();
 std::unique_ptr<LintCheck> createReplayCheck();
 std::unique_ptr<LintCheck> createKernelNoComputeCheck();
+std::unique_ptr<LintCheck> createKernelNoMultiplyAddCheck();
+std::unique_ptr<LintCheck> createFlydslIrCheck();
 
 } // namespace lint
 } // namespace atrex

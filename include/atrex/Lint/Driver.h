@@ -7,6 +7,7 @@
 #include "atrex/Lint/Finding.h"
 #include "atrex/Lint/Isolation.h"
 #include "llvm/Support/Error.h"
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,12 @@ struct LintOptions {
   /// with verdict `unknown` naming the limit (docs/atrex-lint.md).
   bool Isolate = false;
   ChildLimits Limits;
+  /// Called on the result of each Python file after its static analysis
+  /// (with the file and the policy), where the file is analysed: the FlyDSL
+  /// IR evidence (include/atrex/Lint/FlyDSL.h), which the atrex-lint tool
+  /// sets. Empty: none.
+  std::function<void(SubmissionResult &, llvm::StringRef, const Policy &)>
+      PythonEvidence;
 };
 
 /// The default PCH directory: $ATREX_CACHE_DIR/pch, else

@@ -23,6 +23,10 @@ namespace lint {
 struct ChildLimits {
   unsigned Seconds = 0;   ///< wall clock per task; 0: none
   unsigned MaxRssMiB = 0; ///< resident set size per task; 0: none
+  /// Each task's child leads a process group of its own, and the group is
+  /// killed when a limit is reached and when the task ends: what the task
+  /// started (a Python it ran) does not outlive it.
+  bool OwnProcessGroup = false;
 };
 
 struct ChildOutcome {
