@@ -123,7 +123,8 @@ rules:
   EXPECT_EQ(Err("version: 2\nrules: []\n"),
             "mapping file 'm.yaml': unsupported version 2 (expected 1)");
   EXPECT_EQ(Err("version: 1\nrules:\n  - operator: x\n"),
-            "mapping file 'm.yaml': rule 1 (x): needs 'op' or 'kernel'");
+            "mapping file 'm.yaml': rule 1 (x): needs 'op', 'kernel' or "
+            "'sequence'");
   EXPECT_EQ(Err("version: 1\nrules:\n  - op: a\n    operator: x\n"
                 "    phase: warmup\n"),
             "mapping file 'm.yaml': rule 1 (x): phase must be prefill or "
