@@ -1,7 +1,7 @@
-#loc = loc("/work/main/test/lint/flydsl/Inputs/gemm_mfma.py":50:0)
+#loc = loc("test/lint/flydsl/Inputs/gemm_mfma.py":50:0)
 module attributes {gpu.container_module} {
   gpu.binary @kernels  [#gpu.object<#rocdl.target<chip = "gfx942">, kernels = <[#gpu.kernel_metadata<"gemm_kernel_0", !llvm.func<void (ptr<1>, struct<packed (struct<packed (i32, i32)>, struct<packed (i64)>)>, ptr<1>, struct<packed (struct<packed (i32, i32)>, struct<packed (i64)>)>, ptr<1>, struct<packed (struct<packed (i32, i32)>, struct<packed (i64)>)>)>, metadata = {agpr_count = 0 : i64, group_segment_fixed_size = 0 : i64, max_flat_workgroup_size = 256 : i64, private_segment_fixed_size = 0 : i64, reqd_workgroup_size = array<i32: 256, 1, 1>, sgpr_count = 23 : i64, sgpr_spill_count = 0 : i64, vgpr_count = 25 : i64, vgpr_spill_count = 0 : i64, wavefront_size = 64 : i64, workgroup_size_hint = array<i32: -1, -1, -1>}>]>, bin = "<code object elided: 12452 escaped chars>">] loc(#loc)
-  llvm.func @launch(%arg0: !llvm.ptr<1> loc("/work/main/test/lint/flydsl/Inputs/gemm_mfma.py":50:0), %arg1: !llvm.struct<packed (struct<packed (i32, i32)>, struct<packed (i64)>)> loc("/work/main/test/lint/flydsl/Inputs/gemm_mfma.py":50:0), %arg2: !llvm.ptr<1> loc("/work/main/test/lint/flydsl/Inputs/gemm_mfma.py":50:0), %arg3: !llvm.struct<packed (struct<packed (i32, i32)>, struct<packed (i64)>)> loc("/work/main/test/lint/flydsl/Inputs/gemm_mfma.py":50:0), %arg4: !llvm.ptr<1> loc("/work/main/test/lint/flydsl/Inputs/gemm_mfma.py":50:0), %arg5: !llvm.struct<packed (struct<packed (i32, i32)>, struct<packed (i64)>)> loc("/work/main/test/lint/flydsl/Inputs/gemm_mfma.py":50:0), %arg6: i32 loc("/work/main/test/lint/flydsl/Inputs/gemm_mfma.py":50:0), %arg7: i32 loc("/work/main/test/lint/flydsl/Inputs/gemm_mfma.py":50:0), %arg8: !llvm.ptr loc("/work/main/test/lint/flydsl/Inputs/gemm_mfma.py":50:0)) attributes {llvm.emit_c_interface} {
+  llvm.func @launch(%arg0: !llvm.ptr<1> loc("test/lint/flydsl/Inputs/gemm_mfma.py":50:0), %arg1: !llvm.struct<packed (struct<packed (i32, i32)>, struct<packed (i64)>)> loc("test/lint/flydsl/Inputs/gemm_mfma.py":50:0), %arg2: !llvm.ptr<1> loc("test/lint/flydsl/Inputs/gemm_mfma.py":50:0), %arg3: !llvm.struct<packed (struct<packed (i32, i32)>, struct<packed (i64)>)> loc("test/lint/flydsl/Inputs/gemm_mfma.py":50:0), %arg4: !llvm.ptr<1> loc("test/lint/flydsl/Inputs/gemm_mfma.py":50:0), %arg5: !llvm.struct<packed (struct<packed (i32, i32)>, struct<packed (i64)>)> loc("test/lint/flydsl/Inputs/gemm_mfma.py":50:0), %arg6: i32 loc("test/lint/flydsl/Inputs/gemm_mfma.py":50:0), %arg7: i32 loc("test/lint/flydsl/Inputs/gemm_mfma.py":50:0), %arg8: !llvm.ptr loc("test/lint/flydsl/Inputs/gemm_mfma.py":50:0)) attributes {llvm.emit_c_interface} {
     %0 = llvm.mlir.constant(-1 : i32) : i32 loc(#loc1)
     %1 = llvm.mlir.constant(false) : i1 loc(#loc1)
     %2 = llvm.mlir.constant(0 : i32) : i32 loc(#loc1)
@@ -31,6 +31,6 @@ module attributes {gpu.container_module} {
   } loc(#loc)
 } loc(#loc)
 #loc1 = loc(unknown)
-#loc2 = loc("/work/main/test/lint/flydsl/Inputs/gemm_mfma.py":53:4)
-#loc3 = loc("/work/main/test/lint/flydsl/Inputs/gemm_mfma.py":53:38)
-#loc4 = loc("/work/main/test/lint/flydsl/Inputs/gemm_mfma.py":53:47)
+#loc2 = loc("test/lint/flydsl/Inputs/gemm_mfma.py":53:4)
+#loc3 = loc("test/lint/flydsl/Inputs/gemm_mfma.py":53:38)
+#loc4 = loc("test/lint/flydsl/Inputs/gemm_mfma.py":53:47)
