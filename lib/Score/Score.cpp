@@ -22,6 +22,29 @@ static Error err(const Twine &Msg) {
   return createStringError(inconvertibleErrorCode(), Msg);
 }
 
+Error atrex::score::addResultsFile(SubmissionSet &S, StringRef Path,
+                                   std::vector<std::string> &InputErrors) {
+  Expected<ResultsFile> F = loadResults(Path);
+  if (!F)
+    return F.takeError();
+  S.ResultFiles.push_back(Path.str());
+  for (std::string &E : F->Errors)
+    InputErrors.push_back(std::move(E));
+  for (GateResult &R : F->Results)
+    S.Results.push_back(std::move(R));
+  return Error::success();
+}
+
+Error atrex::score::addLintReport(SubmissionSet &S, StringRef Path) {
+  Expected<std::vector<LintSubmission>> L = loadLintReport(Path);
+  if (!L)
+    return L.takeError();
+  if (!S.Lint)
+    S.Lint.emplace();
+  S.Lint->insert(S.Lint->end(), L->begin(), L->end());
+  return Error::success();
+}
+
 double atrex::score::median(std::vector<double> V) {
   if (V.empty())
     return 0;

@@ -384,14 +384,13 @@ static void scoreAll(const char *Argv0) {
       S.ResultFiles = {Results};
     }
     if (!S.ResultFiles.empty()) {
-      for (const std::string &F : S.ResultFiles) {
-        score::ResultsFile R = ExitOnErr(score::loadResults(F));
-        append_range(S.Results, R.Results);
-        append_range(InputErrors, R.Errors);
-      }
+      std::vector<std::string> Files = std::move(S.ResultFiles);
+      S.ResultFiles.clear();
+      for (const std::string &F : Files)
+        ExitOnErr(score::addResultsFile(S, F, InputErrors));
       if (sys::fs::exists(LintFile)) {
         S.LintFile = LintFile;
-        S.Lint = ExitOnErr(score::loadLintReport(LintFile));
+        ExitOnErr(score::addLintReport(S, LintFile));
       }
       Sets.push_back(std::move(S));
     }
@@ -401,15 +400,11 @@ static void scoreAll(const char *Argv0) {
     score::SubmissionSet S;
     S.Name = A.Name;
     S.Baseline = A.Name == Baseline;
-    S.ResultFiles = A.Files;
-    for (const std::string &F : A.Files) {
-      score::ResultsFile R = ExitOnErr(score::loadResults(F));
-      append_range(S.Results, R.Results);
-      append_range(InputErrors, R.Errors);
-    }
+    for (const std::string &F : A.Files)
+      ExitOnErr(score::addResultsFile(S, F, InputErrors));
     if (!A.Lint.empty()) {
       S.LintFile = A.Lint;
-      S.Lint = ExitOnErr(score::loadLintReport(A.Lint));
+      ExitOnErr(score::addLintReport(S, A.Lint));
       unsigned Files = 0, Adopted = 0;
       std::set<std::string> Seen;
       for (const score::LintSubmission &L : *S.Lint) {

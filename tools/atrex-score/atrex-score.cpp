@@ -135,14 +135,10 @@ int main(int argc, char **argv) {
     SmallVector<StringRef> Paths;
     StringRef(Files).split(Paths, ',', -1, /*KeepEmpty=*/false);
     for (StringRef Path : Paths) {
-      ResultsFile F = ExitOnErr(loadResults(Path));
-      S.ResultFiles.push_back(Path.str());
-      for (std::string &E : F.Errors) {
-        error(E);
-        InputErrors.push_back(std::move(E));
-      }
-      for (GateResult &R : F.Results)
-        S.Results.push_back(std::move(R));
+      size_t Before = InputErrors.size();
+      ExitOnErr(addResultsFile(S, Path, InputErrors));
+      for (size_t I = Before; I < InputErrors.size(); ++I)
+        error(InputErrors[I]);
     }
     Index[Name] = Sets.size();
     Sets.push_back(std::move(S));
@@ -160,10 +156,8 @@ int main(int argc, char **argv) {
     S.Lint.emplace();
     SmallVector<StringRef> Paths;
     StringRef(File).split(Paths, ',', -1, /*KeepEmpty=*/false);
-    for (StringRef Path : Paths) {
-      std::vector<LintSubmission> L = ExitOnErr(loadLintReport(Path));
-      S.Lint->insert(S.Lint->end(), L.begin(), L.end());
-    }
+    for (StringRef Path : Paths)
+      ExitOnErr(addLintReport(S, Path));
     S.LintFile = File;
   }
   for (const std::string &Name : BaselineArgs) {

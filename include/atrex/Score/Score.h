@@ -42,6 +42,14 @@ struct SubmissionSet {
   std::optional<std::vector<LintSubmission>> Lint;
 };
 
+/// Appends the results file \p Path to \p S (ResultFiles, Results); its
+/// malformed lines ("FILE:LINE: message") are appended to \p InputErrors and
+/// the others kept. An unreadable file is an error.
+llvm::Error addResultsFile(SubmissionSet &S, llvm::StringRef Path,
+                           std::vector<std::string> &InputErrors);
+/// Appends the atrex-lint report \p Path to \p S's lint submissions.
+llvm::Error addLintReport(SubmissionSet &S, llvm::StringRef Path);
+
 /// One (set, problem) score.
 struct ProblemScore {
   const SuiteProblem *Problem = nullptr;
