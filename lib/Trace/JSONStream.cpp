@@ -6,6 +6,14 @@
 // tokens are checked for their character class here; their exact syntax is
 // checked when the captured event is parsed by llvm::json.
 //
+// With a block callback (the Kineto reader's fast path), the buffer is a
+// window of several chunks: at the start of an event the window is topped up
+// and handed to the callback, which consumes a run of whole events in place;
+// an event it leaves is captured and handed to the event callback as before.
+// The source is always read in requests of one chunk, whatever the window,
+// so that a read error (a corrupt gzip member) surfaces at the same byte and
+// only when the scanner reaches it, exactly as without the callback.
+//
 //===----------------------------------------------------------------------===//
 
 #include "atrex/Trace/JSONStream.h"
@@ -13,7 +21,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 #if ATREX_HAVE_ZLIB
@@ -129,8 +139,15 @@ public:
 
 class Scanner {
 public:
-  Scanner(StringRef Name, Source &Src, size_t ChunkSize)
-      : Name(Name.str()), Src(Src), Buf(std::max<size_t>(ChunkSize, 16)) {}
+  Scanner(StringRef Name, Source &Src, size_t ChunkSize,
+          BlockCallback Block = nullptr, size_t WindowSize = 0)
+      : Name(Name.str()), Src(Src), Chunk(std::max<size_t>(ChunkSize, 16)),
+        Buf(Block ? std::max<size_t>(WindowSize / Chunk, 2) * Chunk : Chunk),
+        Block(Block) {}
+  ~Scanner() {
+    if (Pending)
+      consumeError(std::move(*Pending));
+  }
 
   Error run(EventCallback Callback);
   uint64_t consumed() const { return Base + Pos; }
@@ -138,10 +155,15 @@ public:
 private:
   std::string Name;
   Source &Src;
+  size_t Chunk; // the size of every read request
   std::vector<char> Buf;
+  BlockCallback Block;
   size_t Len = 0, Pos = 0;
   uint64_t Base = 0; // file offset of Buf[0]
   bool Eof = false;
+  // A read error met while topping up the window, reported when the scanner
+  // reaches the bytes it would have read (as fill() would have).
+  std::optional<Error> Pending;
   // Capture of the current event: text before Buf[CaptureFrom] is in
   // Captured already.
   bool Capturing = false;
@@ -175,7 +197,12 @@ private:
     }
     Base += Len;
     Pos = Len = 0;
-    auto N = Src.read(Buf.data(), Buf.size());
+    if (Pending) {
+      Error E = std::move(*Pending);
+      Pending.reset();
+      return error(Base, "read error: " + toString(std::move(E)));
+    }
+    auto N = Src.read(Buf.data(), Chunk);
     if (!N)
       return error(Base, "read error: " + toString(N.takeError()));
     if (*N == 0) {
@@ -201,6 +228,48 @@ private:
           return static_cast<unsigned char>(C);
         ++Pos;
       }
+    }
+  }
+
+  /// Moves the unread bytes to the front of the window and reads chunks
+  /// after them while whole chunks fit (only between events).
+  void topUp() {
+    if (Pos > 0) {
+      std::memmove(Buf.data(), Buf.data() + Pos, Len - Pos);
+      Base += Pos;
+      Len -= Pos;
+      Pos = 0;
+    }
+    while (!Eof && !Pending && Buf.size() - Len >= Chunk) {
+      auto N = Src.read(Buf.data() + Len, Chunk);
+      if (!N) {
+        Pending = N.takeError();
+        break;
+      }
+      if (*N == 0)
+        Eof = true;
+      Len += *N;
+    }
+  }
+  bool canGrow() const {
+    return Pos > 0 || (!Eof && !Pending && Buf.size() - Len >= Chunk);
+  }
+  /// Offers the window to the block callback at the start of an event;
+  /// true when it consumed events (Pos is then right after the last one).
+  Expected<bool> runBlock() {
+    if (canGrow() && Len - Pos < Buf.size() / 2)
+      topUp();
+    for (bool Retried = false;; Retried = true) {
+      auto R = Block(StringRef(Buf.data() + Pos, Len - Pos), offset());
+      if (!R)
+        return R.takeError();
+      if (R->Consumed > 0) {
+        Pos += std::min(R->Consumed, Len - Pos);
+        return true;
+      }
+      if (!R->Incomplete || Retried || !canGrow())
+        return false;
+      topUp();
     }
   }
 
@@ -380,17 +449,26 @@ Error Scanner::run(EventCallback Callback) {
           return V.takeError();
         if (*V < 0)
           return truncated("in \"traceEvents\"");
-        uint64_t Start = offset();
-        Capturing = true;
-        EventStart = Start;
-        CaptureFrom = Pos;
-        Captured.clear();
-        if (Error E = scanValue(2))
-          return E;
-        Captured.append(Buf.data() + CaptureFrom, Pos - CaptureFrom);
-        Capturing = false;
-        if (Error E = Callback(Captured, Start))
-          return E;
+        bool Handled = false;
+        if (Block && *V == '{') {
+          auto Done = runBlock();
+          if (!Done)
+            return Done.takeError();
+          Handled = *Done;
+        }
+        if (!Handled) {
+          uint64_t Start = offset();
+          Capturing = true;
+          EventStart = Start;
+          CaptureFrom = Pos;
+          Captured.clear();
+          if (Error E = scanValue(2))
+            return E;
+          Captured.append(Buf.data() + CaptureFrom, Pos - CaptureFrom);
+          Capturing = false;
+          if (Error E = Callback(Captured, Start))
+            return E;
+        }
         auto Sep = peek();
         if (!Sep)
           return Sep.takeError();
@@ -438,6 +516,12 @@ bool gzipSupported() {
 
 Error streamTraceEvents(StringRef Path, EventCallback Callback,
                         uint64_t *BytesRead, size_t ChunkSize) {
+  return streamTraceEvents(Path, Callback, nullptr, BytesRead, ChunkSize, 0);
+}
+
+Error streamTraceEvents(StringRef Path, EventCallback Callback,
+                        BlockCallback Block, uint64_t *BytesRead,
+                        size_t ChunkSize, size_t WindowSize) {
   auto FD = sys::fs::openNativeFileForRead(Path);
   if (!FD)
     return createStringError(inconvertibleErrorCode(),
@@ -467,7 +551,7 @@ Error streamTraceEvents(StringRef Path, EventCallback Callback,
   } else {
     Src = std::make_unique<FileSource>(*FD);
   }
-  Scanner S(Name, *Src, ChunkSize);
+  Scanner S(Name, *Src, ChunkSize, Block, WindowSize);
   Error E = S.run(Callback);
   if (BytesRead)
     *BytesRead = S.consumed();
@@ -476,8 +560,15 @@ Error streamTraceEvents(StringRef Path, EventCallback Callback,
 
 Error streamTraceEventsFromBuffer(StringRef Name, StringRef Buffer,
                                   EventCallback Callback, size_t ChunkSize) {
+  return streamTraceEventsFromBuffer(Name, Buffer, Callback, nullptr, ChunkSize,
+                                     0);
+}
+
+Error streamTraceEventsFromBuffer(StringRef Name, StringRef Buffer,
+                                  EventCallback Callback, BlockCallback Block,
+                                  size_t ChunkSize, size_t WindowSize) {
   BufferSource Src(Buffer);
-  Scanner S(Name, Src, ChunkSize);
+  Scanner S(Name, Src, ChunkSize, Block, WindowSize);
   return S.run(Callback);
 }
 

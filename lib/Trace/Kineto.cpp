@@ -9,10 +9,16 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cmath>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 
 using namespace llvm;
 
@@ -158,6 +164,9 @@ struct EventFields {
   int64_t Id = -1;
   uint64_t Pid = 0, Tid = 0;
   int64_t Correlation = -1, ExternalId = -1;
+  /// When pid / tid was a string: the index of that string among the
+  /// strings the fast parser interned for this event, in their order.
+  int8_t PidSlot = -1, TidSlot = -1;
   // Input dims and types: parsed (general path) or their JSON text (fast).
   const json::Array *Dims = nullptr, *Types = nullptr;
   StringRef DimsText, TypesText;
@@ -170,6 +179,7 @@ namespace {
 /// the event with llvm::json, which also words the errors.
 class FastEvent {
   const char *P, *E;
+  unsigned NumInterned = 0;
 
   void ws() {
     while (P < E && (*P == ' ' || *P == '\n' || *P == '\r' || *P == '\t'))
@@ -199,6 +209,47 @@ class FastEvent {
     ++P;
     return true;
   }
+  /// The usual numbers of a trace, "-?D+" (up to 18 digits) and "-?D+.D+"
+  /// (up to 19 digits, at most 2^53 without the point): the same values as
+  /// std::from_chars below gives (such a digit string is a double exactly,
+  /// and dividing it by an exact power of ten rounds correctly: Clinger's
+  /// fast path); false for anything else.
+  static bool fastNum(const char *S, const char *End, double &D, int64_t &I,
+                      bool &IsInt) {
+    bool Neg = *S == '-';
+    const char *Q = S + Neg;
+    uint64_t M = 0;
+    const char *DigitsFrom = Q;
+    while (Q < End && isDigit(*Q))
+      M = M * 10 + unsigned(*Q++ - '0');
+    size_t IntDigits = Q - DigitsFrom;
+    if (IntDigits == 0 || IntDigits > 18)
+      return false;
+    if (Q == End) {
+      I = Neg ? -int64_t(M) : int64_t(M);
+      IsInt = true;
+      D = double(I);
+      return true;
+    }
+    if (*Q != '.')
+      return false;
+    const char *FracFrom = ++Q;
+    while (Q < End && isDigit(*Q))
+      M = M * 10 + unsigned(*Q++ - '0');
+    size_t FracDigits = Q - FracFrom;
+    if (Q != End || FracDigits == 0 || IntDigits + FracDigits > 19 ||
+        M > (uint64_t(1) << 53))
+      return false;
+    static const double Pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,
+                                   1e7,  1e8,  1e9,  1e10, 1e11, 1e12, 1e13,
+                                   1e14, 1e15, 1e16, 1e17, 1e18, 1e19};
+    D = double(M) / Pow10[FracDigits];
+    if (Neg)
+      D = -D;
+    IsInt = false;
+    I = static_cast<int64_t>(D); // |D| <= 2^53: defined
+    return true;
+  }
   /// A number; IsInt when it has no fraction or exponent.
   bool num(double &D, int64_t &I, bool &IsInt) {
     ws();
@@ -208,6 +259,8 @@ class FastEvent {
       ++P;
     if (P == S)
       return false;
+    if (fastNum(S, P, D, I, IsInt))
+      return true;
     auto R = std::from_chars(S, P, I);
     if (R.ec == std::errc() && R.ptr == P) {
       IsInt = true;
@@ -234,8 +287,9 @@ class FastEvent {
       for (++P; P < E && *P != '"'; ++P) {
         if (static_cast<unsigned char>(*P) < 0x20)
           return false;
-        if (*P == '\\')
-          ++P;
+        // An escape the stream reader accepts (it rejects the others).
+        if (*P == '\\' && (++P == E || !StringRef("\"\\/bfnrtu").contains(*P)))
+          return false;
       }
       if (P >= E)
         return false;
@@ -283,15 +337,18 @@ class FastEvent {
     return true;
   }
   /// pid / tid: an integer, or a string given an id by Intern.
-  template <typename InternFn> bool id(uint64_t &Out, InternFn Intern) {
+  template <typename InternFn>
+  bool id(uint64_t &Out, int8_t &Slot, InternFn Intern) {
     ws();
     if (P < E && *P == '"') {
       StringRef S;
       if (!str(S))
         return false;
       Out = Intern(S);
+      Slot = static_cast<int8_t>(std::min(NumInterned++, 127u));
       return true;
     }
+    Slot = -1;
     double D;
     int64_t I;
     bool IsInt;
@@ -318,8 +375,26 @@ class FastEvent {
 
 public:
   explicit FastEvent(StringRef Text) : P(Text.begin()), E(Text.end()) {}
+  /// Parses the event at \p Begin, which may be followed by more text up to
+  /// \p End (parsePrefix).
+  FastEvent(const char *Begin, const char *End) : P(Begin), E(End) {}
 
+  /// The whole text is one event.
   template <typename InternFn> bool parse(EventFields &F, InternFn Intern) {
+    if (!parsePrefix(F, Intern))
+      return false;
+    ws();
+    return P == E;
+  }
+  /// Where the parse stopped: right after the event when it succeeded.
+  const char *pos() const { return P; }
+  /// Whether a failed parse ran into the end of the text (the event may be
+  /// whole with more text).
+  bool atEnd() const { return P >= E; }
+
+  /// One event at the start of the text (what follows it is not looked at).
+  template <typename InternFn>
+  bool parsePrefix(EventFields &F, InternFn Intern) {
     auto Number = [&](std::optional<double> &Out) {
       ws();
       if (P < E && (isDigit(*P) || *P == '-')) {
@@ -370,17 +445,16 @@ public:
       if (Key == "dur")
         return Number(F.Dur);
       if (Key == "pid")
-        return id(F.Pid, Intern);
+        return id(F.Pid, F.PidSlot, Intern);
       if (Key == "tid")
-        return id(F.Tid, Intern);
+        return id(F.Tid, F.TidSlot, Intern);
       if (Key == "id")
         return Integer(F.Id);
       if (Key == "args")
         return Args();
       return skip();
     });
-    ws();
-    return Ok && P == E;
+    return Ok;
   }
 };
 } // namespace
@@ -587,25 +661,31 @@ template <typename RangeKey, typename RangeEnd, typename PointKey,
           typename RangeFn, typename PointFn>
 void sweep(size_t NRanges, size_t NPoints, RangeKey RK, RangeEnd End,
            PointKey PK, RangeFn OnRange, PointFn OnPoint) {
-  std::vector<uint32_t> R(NRanges), P(NPoints);
+  // The keys are copied next to the indices, so that the sorts compare
+  // contiguous records.
+  struct Item {
+    TimeKey Key;
+    int64_t End;
+    uint32_t Index;
+  };
+  std::vector<Item> R(NRanges), P(NPoints);
   for (size_t I = 0; I < NRanges; ++I)
-    R[I] = I;
+    R[I] = Item{RK(I), End(I), uint32_t(I)};
   for (size_t I = 0; I < NPoints; ++I)
-    P[I] = I;
-  llvm::sort(R, [&](uint32_t A, uint32_t B) {
+    P[I] = Item{PK(I), 0, uint32_t(I)};
+  llvm::sort(R, [&](const Item &A, const Item &B) {
     // Ends descending without negating them (INT64_MIN has no negation).
-    return std::make_tuple(RK(A), End(B), A) <
-           std::make_tuple(RK(B), End(A), B);
+    return std::tie(A.Key, B.End, A.Index) < std::tie(B.Key, A.End, B.Index);
   });
-  llvm::sort(P, [&](uint32_t A, uint32_t B) {
-    return std::make_pair(PK(A), A) < std::make_pair(PK(B), B);
+  llvm::sort(P, [&](const Item &A, const Item &B) {
+    return std::tie(A.Key, A.Index) < std::tie(B.Key, B.Index);
   });
   std::vector<uint32_t> Stack;
   uint64_t G1 = ~0ull, G2 = ~0ull;
   size_t I = 0, J = 0;
   while (I < R.size() || J < P.size()) {
-    bool TakeRange = J == P.size() || (I < R.size() && RK(R[I]) <= PK(P[J]));
-    TimeKey K = TakeRange ? RK(R[I]) : PK(P[J]);
+    bool TakeRange = J == P.size() || (I < R.size() && R[I].Key <= P[J].Key);
+    TimeKey K = TakeRange ? R[I].Key : P[J].Key;
     if (std::get<0>(K) != G1 || std::get<1>(K) != G2) {
       Stack.clear();
       G1 = std::get<0>(K);
@@ -615,13 +695,13 @@ void sweep(size_t NRanges, size_t NPoints, RangeKey RK, RangeEnd End,
     if (TakeRange) {
       while (!Stack.empty() && End(Stack.back()) <= Ts)
         Stack.pop_back();
-      OnRange(R[I], Stack.empty() ? -1 : int32_t(Stack.back()));
-      Stack.push_back(R[I]);
+      OnRange(R[I].Index, Stack.empty() ? -1 : int32_t(Stack.back()));
+      Stack.push_back(R[I].Index);
       ++I;
     } else {
       while (!Stack.empty() && End(Stack.back()) < Ts)
         Stack.pop_back();
-      OnPoint(P[J], Stack.empty() ? -1 : int32_t(Stack.back()));
+      OnPoint(P[J].Index, Stack.empty() ? -1 : int32_t(Stack.back()));
       ++J;
     }
   }
@@ -629,6 +709,27 @@ void sweep(size_t NRanges, size_t NPoints, RangeKey RK, RangeEnd End,
 } // namespace
 
 void Trace::link() {
+  // GPU annotations and kernels on each stream (on a second thread when
+  // the trace is large: it touches none of what the CPU side does).
+  auto GpuSweep = [this] {
+    sweep(
+        GpuRanges.size(), Kernels.size(),
+        [&](uint32_t I) {
+          return TimeKey(GpuRanges[I].Device, GpuRanges[I].Stream,
+                         GpuRanges[I].Ts);
+        },
+        [&](uint32_t I) { return GpuRanges[I].End; },
+        [&](uint32_t I) {
+          return TimeKey(Kernels[I].Device, Kernels[I].Stream, Kernels[I].Ts);
+        },
+        [&](uint32_t I, int32_t P) { GpuRanges[I].Parent = P; },
+        [&](uint32_t I, int32_t P) { Kernels[I].GpuAnnotation = P; });
+  };
+  bool Parallel = LinkThreads > 1 && Kernels.size() >= (1u << 16);
+  std::thread GpuThread;
+  if (Parallel)
+    GpuThread = std::thread(GpuSweep);
+
   Launches.finalize();
   FlowStarts.finalize();
   OpByExtId.finalize();
@@ -659,19 +760,51 @@ void Trace::link() {
       });
   std::vector<Launch *>().swap(Points);
 
-  // GPU annotations and kernels on each stream.
-  sweep(
-      GpuRanges.size(), Kernels.size(),
-      [&](uint32_t I) {
-        return TimeKey(GpuRanges[I].Device, GpuRanges[I].Stream,
-                       GpuRanges[I].Ts);
-      },
-      [&](uint32_t I) { return GpuRanges[I].End; },
-      [&](uint32_t I) {
-        return TimeKey(Kernels[I].Device, Kernels[I].Stream, Kernels[I].Ts);
-      },
-      [&](uint32_t I, int32_t P) { GpuRanges[I].Parent = P; },
-      [&](uint32_t I, int32_t P) { Kernels[I].GpuAnnotation = P; });
+  if (Parallel)
+    GpuThread.join();
+  else
+    GpuSweep();
+  // Each kernel's launching range: lookups only, in two halves when large.
+  auto SetRanges = [this](size_t From, size_t To) {
+    for (size_t I = From; I < To; ++I)
+      Kernels[I].Range = rangeOf(Kernels[I]);
+  };
+  size_t Half = Parallel ? Kernels.size() / 2 : Kernels.size();
+  std::thread Second;
+  if (Parallel)
+    Second = std::thread(SetRanges, Half, Kernels.size());
+  SetRanges(0, Half);
+  if (Parallel)
+    Second.join();
+}
+
+int32_t Trace::rangeOf(const Kernel &K) const {
+  int64_t Corr = K.Correlation;
+  if (Corr < 0) {
+    auto Flow = FlowEnds.find({K.Device, K.Stream, K.Ts});
+    if (Flow != FlowEnds.end())
+      Corr = Flow->second;
+  }
+  const Launch *L = nullptr;
+  if (Corr >= 0) {
+    L = Launches.find(Corr);
+    if (!L)
+      L = FlowStarts.find(Corr);
+  }
+  if (L)
+    return L->Range;
+  if (K.ExternalId >= 0)
+    if (const int32_t *Op = OpByExtId.find(K.ExternalId))
+      return *Op;
+  return -1;
+}
+
+std::vector<bool> Trace::launchingRanges() const {
+  std::vector<bool> Out(Ranges.size());
+  for (const Kernel &K : Kernels)
+    for (int32_t R = K.Range; R >= 0 && !Out[R]; R = Ranges[R].Parent)
+      Out[R] = true;
+  return Out;
 }
 
 void Trace::forEachKernel(function_ref<void(const KernelView &)> F) const {
@@ -685,25 +818,7 @@ void Trace::forEachKernel(function_ref<void(const KernelView &)> F) const {
     V.Correlation = K.Correlation;
     V.Stack.clear();
     V.Annotations.clear();
-    int64_t Corr = K.Correlation;
-    if (Corr < 0) {
-      auto Flow = FlowEnds.find({K.Device, K.Stream, K.Ts});
-      if (Flow != FlowEnds.end())
-        Corr = Flow->second;
-    }
-    int32_t Range = -1;
-    const Launch *L = nullptr;
-    if (Corr >= 0) {
-      L = Launches.find(Corr);
-      if (!L)
-        L = FlowStarts.find(Corr);
-    }
-    if (L)
-      Range = L->Range;
-    else if (K.ExternalId >= 0) {
-      if (const int32_t *Op = OpByExtId.find(K.ExternalId))
-        Range = *Op;
-    }
+    int32_t Range = K.Range;
     for (int32_t G = K.GpuAnnotation; G >= 0; G = GpuRanges[G].Parent)
       V.Annotations.push_back(GpuRanges[G].Name);
     for (int32_t R = Range; R >= 0; R = Ranges[R].Parent) {
@@ -738,7 +853,292 @@ int64_t Trace::busyTime() const {
   return Total;
 }
 
+} // namespace trace
+} // namespace atrex
+
+namespace atrex {
+namespace trace {
+namespace {
+/// An event the fast path parsed, waiting to be added in file order.
+struct FastRecord {
+  EventFields F;
+  uint64_t Offset = 0;
+  /// The strings of string pids / tids, in the order they appear.
+  StringRef Strs[2];
+  unsigned NumStrs = 0;
+};
+
+/// A part of the window parsed by one thread: events from Begin (a known
+/// event start for the first part, a guessed one for the others) while
+/// they start before Limit.
+struct FastPart {
+  size_t Begin = 0, Limit = 0;
+  std::vector<FastRecord> Recs;
+  /// The end of the last event parsed (Begin when none); the start of the
+  /// event after it when the part stopped at Limit.
+  size_t LastEnd = 0, NextStart = 0;
+  enum StopKind { AtLimit, Other, Incomplete } Stop = Other;
+};
+} // namespace
+
+/// The fast path of Trace::read: the block callback of the stream reader.
+/// It splits the window at guessed event boundaries ("}", ",", "{" with
+/// white space), parses the parts with FastEvent on a thread pool (each
+/// part's records stay in its own vector) and adds the records to the trace
+/// in file order on the calling thread. A part counts only when the part
+/// before it ended exactly where it begins, so a wrong guess (a "}, {"
+/// inside a string) costs time, never a different result; events FastEvent
+/// does not take are left to the reader's one-event path, which is what
+/// every event went through before.
+class FastBlockReader {
+public:
+  FastBlockReader(Trace &T, const LoadOptions &Opts) : T(T), Opts(Opts) {
+    unsigned N =
+        llvm::hardware_concurrency(Opts.Threads).compute_thread_count();
+    Threads = std::max(1u, N);
+    if (Threads > 1)
+      Pool = std::make_unique<DefaultThreadPool>(
+          llvm::hardware_concurrency(Threads - 1));
+  }
+
+  Expected<BlockResult> run(StringRef Text, uint64_t Offset);
+
+private:
+  Trace &T;
+  LoadOptions Opts;
+  unsigned Threads = 1;
+  std::unique_ptr<DefaultThreadPool> Pool;
+  std::vector<FastPart> Parts;
+  size_t NumParts = 0;
+  // Scheduling of one window: the next part to claim, the parts done.
+  std::atomic<size_t> NextPart{0};
+  std::unique_ptr<std::atomic<bool>[]> Done;
+  size_t DoneSize = 0;
+  std::mutex M;
+  std::condition_variable CV;
+
+  void parsePart(FastPart &P, StringRef Text, uint64_t Offset);
+  /// Claims and parses parts until none is left.
+  void work(StringRef Text, uint64_t Offset, bool Once);
+  Error merge(FastPart &P);
+};
+
+static bool isWs(char C) {
+  return C == ' ' || C == '\n' || C == '\r' || C == '\t';
+}
+
+void FastBlockReader::parsePart(FastPart &Part, StringRef Text,
+                                uint64_t Offset) {
+  const char *Base = Text.data(), *End = Text.end();
+  size_t Size = Text.size(), P = Part.Begin;
+  Part.Recs.clear();
+  Part.LastEnd = Part.Begin;
+  Part.Stop = FastPart::Other;
+  for (;;) {
+    if (P >= Part.Limit) {
+      Part.Stop = FastPart::AtLimit;
+      Part.NextStart = P;
+      return;
+    }
+    Part.Recs.emplace_back();
+    FastRecord &R = Part.Recs.back();
+    R.Offset = Offset + P;
+    bool Overflow = false;
+    auto Intern = [&](StringRef S) -> uint64_t {
+      if (R.NumStrs == 2)
+        Overflow = true;
+      else
+        R.Strs[R.NumStrs++] = S;
+      return 0;
+    };
+    FastEvent FE(Base + P, End);
+    if (!FE.parsePrefix(R.F, Intern) || Overflow) {
+      Part.Recs.pop_back();
+      if (FE.atEnd())
+        Part.Stop = FastPart::Incomplete;
+      return;
+    }
+    size_t Q = FE.pos() - Base;
+    Part.LastEnd = Q;
+    // The separator: white space, a comma, white space, the next object.
+    while (Q < Size && isWs(Base[Q]))
+      ++Q;
+    if (Q >= Size || Base[Q] != ',')
+      return;
+    ++Q;
+    while (Q < Size && isWs(Base[Q]))
+      ++Q;
+    if (Q >= Size || Base[Q] != '{')
+      return;
+    P = Q;
+  }
+}
+
+void FastBlockReader::work(StringRef Text, uint64_t Offset, bool Once) {
+  for (;;) {
+    size_t K = NextPart.fetch_add(1);
+    if (K >= NumParts)
+      return;
+    parsePart(Parts[K], Text, Offset);
+    {
+      std::lock_guard<std::mutex> Lock(M);
+      Done[K].store(true);
+    }
+    CV.notify_all();
+    if (Once)
+      return;
+  }
+}
+
+Error FastBlockReader::merge(FastPart &Part) {
+  for (FastRecord &R : Part.Recs) {
+    ++T.Stats.Events;
+    EventFields &F = R.F;
+    // Strings get their ids in the order the one-event path gives them.
+    uint64_t Ids[2] = {0, 0};
+    for (unsigned I = 0; I < R.NumStrs; ++I) {
+      auto It = T.StringIds.try_emplace(R.Strs[I], (uint64_t(1) << 62) +
+                                                       T.StringIds.size());
+      Ids[I] = It.first->second;
+    }
+    if (F.PidSlot >= 0)
+      F.Pid = Ids[F.PidSlot];
+    if (F.TidSlot >= 0)
+      F.Tid = Ids[F.TidSlot];
+    if (Error E = T.addFields(F, R.Offset))
+      return E;
+  }
+  return Error::success();
+}
+
+Expected<BlockResult> FastBlockReader::run(StringRef Text, uint64_t Offset) {
+  // Parts: the first at the start, the others at guessed event boundaries
+  // near equal divisions of the window.
+  size_t Size = Text.size();
+  size_t N =
+      Threads == 1
+          ? 1
+          : std::clamp<size_t>(Size / std::max<size_t>(Opts.MinPartSize, 1), 1,
+                               size_t(Threads) * 4);
+  std::vector<size_t> Begins{0};
+  for (size_t K = 1; K < N; ++K) {
+    size_t From = std::max(K * (Size / N), Begins.back() + 1);
+    size_t To = std::min(Size, (K + 1) * (Size / N));
+    size_t At = StringRef::npos;
+    for (size_t I = From; I < To; ++I) {
+      I = Text.find('}', I);
+      if (I == StringRef::npos || I >= To)
+        break;
+      size_t J = I + 1;
+      while (J < Size && isWs(Text[J]))
+        ++J;
+      if (J >= Size || Text[J] != ',')
+        continue;
+      ++J;
+      while (J < Size && isWs(Text[J]))
+        ++J;
+      if (J < Size && Text[J] == '{') {
+        At = J;
+        break;
+      }
+    }
+    if (At != StringRef::npos)
+      Begins.push_back(At);
+  }
+  N = NumParts = Begins.size();
+  if (Parts.size() < N)
+    Parts.resize(N); // parts keep their vectors' storage between windows
+  for (size_t K = 0; K < N; ++K) {
+    Parts[K].Begin = Begins[K];
+    Parts[K].Limit = K + 1 < N ? Begins[K + 1] : Size;
+  }
+  if (DoneSize < N) {
+    Done.reset(new std::atomic<bool>[N]);
+    DoneSize = N;
+  }
+  for (size_t K = 0; K < N; ++K)
+    Done[K].store(false);
+  NextPart.store(0);
+
+  // Helpers parse parts in order; this thread merges each part as soon as
+  // it is parsed, and parses unclaimed parts while it waits.
+  std::shared_ptr<ThreadPoolTaskGroup> Group;
+  if (Pool && N > 1) {
+    Group = std::make_shared<ThreadPoolTaskGroup>(*Pool);
+    for (unsigned I = 1, E = std::min<size_t>(Threads, N); I < E; ++I)
+      Group->async([this, Text, Offset] { work(Text, Offset, false); });
+  }
+  auto Finish = [&] {
+    NextPart.store(N); // no part is claimed any more
+    if (Group)
+      Group->wait();
+  };
+  BlockResult Result;
+  for (size_t K = 0; K < N; ++K) {
+    while (!Done[K].load()) {
+      if (NextPart.load() < N) {
+        work(Text, Offset, /*Once=*/true);
+        continue;
+      }
+      std::unique_lock<std::mutex> Lock(M);
+      CV.wait(Lock, [&] { return Done[K].load(); });
+    }
+    FastPart &P = Parts[K];
+    if (K > 0) {
+      const FastPart &Prev = Parts[K - 1];
+      if (Prev.Stop != FastPart::AtLimit || Prev.NextStart != P.Begin)
+        break; // a wrong guess
+    }
+    if (Error E = merge(P)) {
+      Finish();
+      return std::move(E);
+    }
+    if (!P.Recs.empty())
+      Result.Consumed = P.LastEnd;
+    if (P.Stop != FastPart::AtLimit) {
+      Result.Incomplete = P.Stop == FastPart::Incomplete;
+      break;
+    }
+  }
+  Finish();
+  return Result;
+}
+
+void Trace::countUnlaunched() {
+  for (const Kernel &K : Kernels)
+    if (K.Range < 0)
+      ++Stats.Unlaunched;
+}
+
+Error Trace::read(StringRef Name, const StringRef *Buffer,
+                  const LoadOptions &Opts) {
+  auto OnEvent = [&](StringRef Text, uint64_t Off) {
+    return addEvent(Text, Off);
+  };
+  if (!Opts.FastPath) {
+    if (Buffer)
+      return streamTraceEventsFromBuffer(Name, *Buffer, OnEvent,
+                                         Opts.ChunkSize);
+    return streamTraceEvents(Name, OnEvent, &Stats.Bytes, Opts.ChunkSize);
+  }
+  LinkThreads = llvm::hardware_concurrency(Opts.Threads).compute_thread_count();
+  FastBlockReader Reader(*this, Opts);
+  auto OnBlock = [&](StringRef Text, uint64_t Off) {
+    return Reader.run(Text, Off);
+  };
+  if (Buffer)
+    return streamTraceEventsFromBuffer(Name, *Buffer, OnEvent, OnBlock,
+                                       Opts.ChunkSize, Opts.WindowSize);
+  return streamTraceEvents(Name, OnEvent, OnBlock, &Stats.Bytes, Opts.ChunkSize,
+                           Opts.WindowSize);
+}
+
 Expected<std::unique_ptr<Trace>> Trace::load(StringRef Path) {
+  return load(Path, LoadOptions());
+}
+
+Expected<std::unique_ptr<Trace>> Trace::load(StringRef Path,
+                                             const LoadOptions &Opts) {
   // Nsight Systems exports are SQLite databases.
   {
     auto FD = sys::fs::openNativeFileForRead(Path);
@@ -758,16 +1158,10 @@ Expected<std::unique_ptr<Trace>> Trace::load(StringRef Path) {
   }
   auto T = std::make_unique<Trace>();
   T->Path = Path.str();
-  if (Error E = streamTraceEvents(
-          Path,
-          [&](StringRef Text, uint64_t Off) { return T->addEvent(Text, Off); },
-          &T->Stats.Bytes))
+  if (Error E = T->read(Path, nullptr, Opts))
     return std::move(E);
   T->link();
-  T->forEachKernel([&](const KernelView &K) {
-    if (K.Stack.empty())
-      ++T->Stats.Unlaunched;
-  });
+  T->countUnlaunched();
   return std::move(T);
 }
 
@@ -775,19 +1169,22 @@ bool Trace::hasGzipSupport() { return gzipSupported(); }
 
 Expected<std::unique_ptr<Trace>> Trace::loadFromBuffer(StringRef Name,
                                                        StringRef Buffer) {
+  LoadOptions Opts;
+  Opts.ChunkSize = 4096;
+  Opts.WindowSize = 16384;
+  return loadFromBuffer(Name, Buffer, Opts);
+}
+
+Expected<std::unique_ptr<Trace>>
+Trace::loadFromBuffer(StringRef Name, StringRef Buffer,
+                      const LoadOptions &Opts) {
   auto T = std::make_unique<Trace>();
   T->Path = Name.str();
   T->Stats.Bytes = Buffer.size();
-  if (Error E = streamTraceEventsFromBuffer(
-          Name, Buffer,
-          [&](StringRef Text, uint64_t Off) { return T->addEvent(Text, Off); },
-          4096))
+  if (Error E = T->read(Name, &Buffer, Opts))
     return std::move(E);
   T->link();
-  T->forEachKernel([&](const KernelView &K) {
-    if (K.Stack.empty())
-      ++T->Stats.Unlaunched;
-  });
+  T->countUnlaunched();
   return std::move(T);
 }
 

@@ -710,28 +710,58 @@ Composites Mapping::recognize(const Trace &T) const {
   if (none_of(Rules, [](const MapRule &R) { return R.isComposite(); }))
     return Out;
   // The ops that launched a kernel (directly or through a nested op).
-  DenseSet<const CpuRange *> Launching;
-  T.forEachKernel([&](const KernelView &K) {
-    for (const CpuRange *R : K.Stack)
-      Launching.insert(R);
-  });
+  std::vector<bool> Launching = T.launchingRanges();
   // Sibling lists: launching ops with the same parent on the same thread,
   // in time order.
   std::map<std::tuple<uint64_t, uint64_t, int32_t>,
            std::vector<const CpuRange *>>
       Groups;
+  size_t Index = 0;
   for (const CpuRange &R : T.ranges())
-    if (R.IsOp && Launching.count(&R))
+    if (Launching[Index++] && R.IsOp)
       Groups[{R.Pid, R.Tid, R.Parent}].push_back(&R);
   for (auto &[Key, Ops] : Groups)
     std::stable_sort(
         Ops.begin(), Ops.end(),
         [](const CpuRange *L, const CpuRange *R) { return L->Ts < R->Ts; });
-  for (const MapRule &R : Rules) {
-    if (!R.isComposite())
-      continue;
+  // A match that consumes an op starts with an element, after optional
+  // ones only, whose op pattern the op's name matches: per composite rule
+  // (the first 64) a bit of the names that can start one, per op name.
+  std::vector<const MapRule *> Composite;
+  for (const MapRule &R : Rules)
+    if (R.isComposite())
+      Composite.push_back(&R);
+  DenseMap<const char *, uint64_t> StartsByName;
+  auto Starts = [&](StringRef Name) {
+    auto [It, New] = StartsByName.try_emplace(Name.data(), 0);
+    if (New)
+      for (size_t B = 0; B < Composite.size() && B < 64; ++B)
+        for (const SeqElement &E : Composite[B]->Sequence) {
+          if (E.Op->match(Name)) {
+            It->second |= uint64_t(1) << B;
+            break;
+          }
+          if (!E.Optional)
+            break;
+        }
+    return It->second;
+  };
+  std::map<std::tuple<uint64_t, uint64_t, int32_t>, std::vector<uint64_t>>
+      GroupStarts;
+  for (auto &[Key, Ops] : Groups) {
+    std::vector<uint64_t> &S = GroupStarts[Key];
+    for (const CpuRange *Op : Ops)
+      S.push_back(Starts(Op->Name));
+  }
+  for (size_t B = 0; B < Composite.size(); ++B) {
+    const MapRule &R = *Composite[B];
     for (auto &[Key, Ops] : Groups) {
+      const std::vector<uint64_t> &CanStart = GroupStarts[Key];
       for (size_t I = 0; I < Ops.size();) {
+        if (B < 64 && !(CanStart[I] >> B & 1)) {
+          ++I; // no match of R consumes Ops[I]
+          continue;
+        }
         SeqMatcher SM(R, T, Ops, Out);
         if (!SM.run(0, I, {}) || SM.End == I) {
           ++I;

@@ -139,11 +139,30 @@ void WeightBuilder::addTrace(StringRef App, double CardHours, const Trace &T) {
   std::vector<ProblemKey> Keys;
   std::map<ProblemKey, int32_t> KeyIndex;
   Composites C = Map.recognize(T);
-  T.forEachKernel([&](const KernelView &K) {
-    ++A.Kernels;
-    A.KernelNs += K.Dur;
+
+  // What a kernel maps to depends only on its name, its launch stack's op
+  // names, recorded inputs and composites, and its annotations; kernels
+  // repeat those (every layer, every step), so the outcome is kept per
+  // distinct combination (names are interned: their addresses identify
+  // them) and the times are summed per outcome before they go into the
+  // application's maps.
+  struct Outcome {
+    const MapRule *Rule = nullptr;
+    bool HasShape = false;
+    Phase P = Phase::Unknown;
+    int32_t Key = -1;       // into Keys, shaped kernels
+    std::string Kernel, Op; // unmapped kernels
+    TimeAndCalls Sum;       // unmapped and unshaped kernels
+  };
+  std::deque<Outcome> Outcomes;
+  StringMap<uint32_t> OutcomeIndex;
+  constexpr size_t MaxOutcomes = 1 << 16;
+  SmallVector<uint64_t, 64> Sig;
+  auto Classify = [&](const KernelView &K, Outcome &O) {
     Match M = Map.match(K, T, &C);
-    int32_t Key = -1;
+    O.Rule = M.Rule;
+    O.HasShape = M.HasShape;
+    O.P = M.P;
     if (!M.Rule) {
       StringRef Op;
       for (const CpuRange *R : K.Stack)
@@ -151,24 +170,75 @@ void WeightBuilder::addTrace(StringRef App, double CardHours, const Trace &T) {
           Op = R->Name;
           break;
         }
-      auto &U = A.Unmapped[{K.Name.str(), Op.str()}];
-      U.Ns += K.Dur;
-      ++U.Calls;
-      A.UnmappedNs += K.Dur;
-    } else if (!M.HasShape) {
-      auto &U = A.Unshaped[M.Rule->Operator];
-      U.Ns += K.Dur;
-      ++U.Calls;
-      A.UnshapedNs += K.Dur;
-    } else {
+      O.Kernel = K.Name.str();
+      O.Op = Op.str();
+    } else if (M.HasShape) {
       ProblemKey PK{M.Rule->Operator, std::move(M.Shape), Phase::Unknown};
       auto [KI, New] = KeyIndex.try_emplace(PK, int32_t(Keys.size()));
       if (New)
         Keys.push_back(std::move(PK));
-      Key = KI->second;
+      O.Key = KI->second;
     }
-    Recs.push_back(Rec{K.Device, K.Ts, K.Dur, 0, Key, M.P, Phase::Unknown});
+  };
+  auto Flush = [&](Outcome &O) {
+    if (!O.Rule) {
+      auto &U = A.Unmapped[{O.Kernel, O.Op}];
+      U.Ns += O.Sum.Ns;
+      U.Calls += O.Sum.Calls;
+    } else if (!O.HasShape) {
+      auto &U = A.Unshaped[O.Rule->Operator];
+      U.Ns += O.Sum.Ns;
+      U.Calls += O.Sum.Calls;
+    }
+    O.Sum = TimeAndCalls();
+  };
+  T.forEachKernel([&](const KernelView &K) {
+    ++A.Kernels;
+    A.KernelNs += K.Dur;
+    auto Str = [&](StringRef S) {
+      Sig.push_back(reinterpret_cast<uintptr_t>(S.data()));
+      Sig.push_back(S.size());
+    };
+    Sig.clear();
+    Str(K.Name);
+    for (const CpuRange *R : K.Stack) {
+      Str(R->Name);
+      Sig.push_back(uint64_t(uint32_t(R->Inputs)) | uint64_t(R->IsOp) << 32 |
+                    uint64_t(R->IsAnnotation) << 33);
+      Sig.push_back(reinterpret_cast<uintptr_t>(C.of(R)));
+    }
+    Sig.push_back(~uint64_t(0));
+    for (StringRef An : K.Annotations)
+      Str(An);
+    StringRef SigText(reinterpret_cast<const char *>(Sig.data()),
+                      Sig.size() * sizeof(uint64_t));
+    Outcome Single;
+    Outcome *O = &Single;
+    auto It = OutcomeIndex.find(SigText);
+    if (It != OutcomeIndex.end()) {
+      O = &Outcomes[It->second];
+    } else {
+      if (Outcomes.size() < MaxOutcomes) {
+        OutcomeIndex[SigText] = Outcomes.size();
+        O = &Outcomes.emplace_back();
+      }
+      Classify(K, *O);
+    }
+    if (!O->Rule) {
+      A.UnmappedNs += K.Dur;
+    } else if (!O->HasShape) {
+      A.UnshapedNs += K.Dur;
+    }
+    if (O->Key < 0) {
+      O->Sum.Ns += K.Dur;
+      ++O->Sum.Calls;
+    }
+    if (O == &Single)
+      Flush(Single);
+    Recs.push_back(Rec{K.Device, K.Ts, K.Dur, 0, O->Key, O->P, Phase::Unknown});
   });
+  for (Outcome &O : Outcomes)
+    Flush(O);
 
   // Undecided phases: the phase of the nearest decided kernel (in time) on
   // the same device.
@@ -213,15 +283,26 @@ void WeightBuilder::addTrace(StringRef App, double CardHours, const Trace &T) {
         R.P = R.Ts - R.PrevTs <= Ts - R.Ts ? R.PrevP : P;
     }
   }
+  // Per problem and phase, summed before they go into the map.
+  std::vector<TimeAndCalls> ByKeyPhase(Keys.size() * 3);
+  std::vector<bool> Seen(Keys.size() * 3);
   for (const Rec &R : Recs) {
     A.PhaseNs[static_cast<int>(R.P)] += R.Dur;
     if (R.Key < 0)
       continue;
-    ProblemKey PK = Keys[R.Key];
-    PK.P = R.P;
+    size_t I = size_t(R.Key) * 3 + static_cast<int>(R.P);
+    ByKeyPhase[I].Ns += R.Dur;
+    ++ByKeyPhase[I].Calls;
+    Seen[I] = true;
+  }
+  for (size_t I = 0; I < ByKeyPhase.size(); ++I) {
+    if (!Seen[I])
+      continue;
+    ProblemKey PK = Keys[I / 3];
+    PK.P = static_cast<Phase>(I % 3);
     TimeAndCalls &TC = A.Problems[PK];
-    TC.Ns += R.Dur;
-    ++TC.Calls;
+    TC.Ns += ByKeyPhase[I].Ns;
+    TC.Calls += ByKeyPhase[I].Calls;
   }
 }
 

@@ -80,9 +80,40 @@ static cl::opt<bool>
                   cl::desc("Print the optional input formats built in"),
                   cl::Hidden);
 
+static cl::opt<unsigned>
+    Threads(cl::cat(ToolCat), "jobs",
+            cl::desc("Threads that parse a Kineto trace (0: every core)"),
+            cl::init(0));
+// How Kineto JSON is read (tests): the parallel fast path or the reference
+// reader that takes one event at a time, and the sizes of its buffers.
+static cl::opt<std::string> Reader(cl::cat(ToolCat), "reader",
+                                   cl::desc("Kineto reader: fast or reference"),
+                                   cl::init("fast"), cl::Hidden);
+static cl::opt<unsigned> ChunkSize(cl::cat(ToolCat), "chunk-size",
+                                   cl::desc("Read requests (bytes)"),
+                                   cl::init(1 << 20), cl::Hidden);
+static cl::opt<unsigned>
+    WindowSize(cl::cat(ToolCat), "window-size",
+               cl::desc("The fast reader's window (bytes)"), cl::init(16 << 20),
+               cl::Hidden);
+static cl::opt<unsigned>
+    MinPartSize(cl::cat(ToolCat), "min-part-size",
+                cl::desc("The smallest part of the window a thread parses"),
+                cl::init(256 << 10), cl::Hidden);
+
 static int fail(const Twine &Msg) {
   errs() << "atrex-trace: error: " << Msg << "\n";
   return 1;
+}
+
+static Expected<std::unique_ptr<Trace>> loadTrace(StringRef Path) {
+  LoadOptions Opts;
+  Opts.FastPath = Reader != "reference";
+  Opts.Threads = Threads;
+  Opts.ChunkSize = std::max(16u, unsigned(ChunkSize));
+  Opts.WindowSize = WindowSize;
+  Opts.MinPartSize = MinPartSize;
+  return Trace::load(Path, Opts);
 }
 
 static std::string appName(StringRef Path) {
@@ -110,7 +141,7 @@ static std::string dimsText(const OpInputs &In) {
 static int runKernels(const Mapping &Map) {
   if (Inputs.size() != 1)
     return fail("'kernels' takes exactly one trace");
-  auto T = Trace::load(Inputs[0]);
+  auto T = loadTrace(Inputs[0]);
   if (!T)
     return fail(toString(T.takeError()));
   raw_ostream &OS = outs();
@@ -253,7 +284,7 @@ static int runIngest(const Mapping &Map) {
       App = (*A)->Name;
       CardHours = (*A)->CardHours;
     }
-    auto T = Trace::load(Path);
+    auto T = loadTrace(Path);
     if (!T)
       return fail(toString(T.takeError()));
     B.addTrace(App, CardHours, **T);
@@ -322,7 +353,7 @@ static int runExplain(const Mapping &Map) {
   int64_t TotalNs = 0, UnmappedNs = 0;
   uint64_t Kernels = 0;
   for (const std::string &Path : Inputs) {
-    auto T = Trace::load(Path);
+    auto T = loadTrace(Path);
     if (!T)
       return fail(toString(T.takeError()));
     Composites C = Map.recognize(**T);
@@ -450,6 +481,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "atrex-trace: importance weights and hot shapes from profiler traces\n");
+  if (Reader != "fast" && Reader != "reference")
+    return fail("--reader must be fast or reference, not '" + Reader + "'");
   if (PrintFeatures) {
     outs() << "kineto-json\n";
     if (Trace::hasNsysSupport())

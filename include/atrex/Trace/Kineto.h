@@ -46,6 +46,22 @@ namespace atrex {
 namespace trace {
 
 struct EventFields;
+struct BlockResult;
+class FastBlockReader;
+
+/// How Trace::load reads Kineto JSON.
+struct LoadOptions {
+  /// Parse runs of usual events in the reader's buffer, in parallel over
+  /// parts of it (false: one event at a time, the reference path).
+  bool FastPath = true;
+  /// Threads for the fast path: 0 for every core (llvm::hardware_concurrency).
+  unsigned Threads = 0;
+  /// Read requests, and the window the fast path parses in (bytes).
+  size_t ChunkSize = 1 << 20;
+  size_t WindowSize = 16 << 20;
+  /// The smallest part of the window a thread parses (bytes).
+  size_t MinPartSize = 256 << 10;
+};
 
 /// Records keyed by an integer id: appended while a trace is read, sorted
 /// once (the last record of a key wins), then looked up by binary search.
@@ -132,6 +148,8 @@ public:
   /// Streams and indexes the trace at \p Path: Kineto JSON, or an Nsight
   /// Systems SQLite export (recognised by its header).
   static llvm::Expected<std::unique_ptr<Trace>> load(llvm::StringRef Path);
+  static llvm::Expected<std::unique_ptr<Trace>> load(llvm::StringRef Path,
+                                                     const LoadOptions &Opts);
   /// Reads an Nsight Systems SQLite export (`nsys export --type sqlite`):
   /// CUDA kernels and runtime calls joined by correlation id, NVTX ranges as
   /// ops (torch's emit_nvtx ranges, "name, seq = N, ..., sizes = [...]")
@@ -145,6 +163,10 @@ public:
   /// The same over an in-memory document (tests).
   static llvm::Expected<std::unique_ptr<Trace>>
   loadFromBuffer(llvm::StringRef Name, llvm::StringRef Buffer);
+  /// The same with options (their ChunkSize and WindowSize included).
+  static llvm::Expected<std::unique_ptr<Trace>>
+  loadFromBuffer(llvm::StringRef Name, llvm::StringRef Buffer,
+                 const LoadOptions &Opts);
 
   /// Calls \p F for every GPU kernel, in the order of the file.
   void forEachKernel(llvm::function_ref<void(const KernelView &)> F) const;
@@ -156,6 +178,9 @@ public:
   const TraceStats &stats() const { return Stats; }
   llvm::StringRef path() const { return Path; }
 
+  /// For each of ranges(): whether it is in the launch stack of a kernel.
+  std::vector<bool> launchingRanges() const;
+
   /// GPU busy time (ns): the union of kernel intervals per device, summed.
   int64_t busyTime() const;
 
@@ -163,12 +188,14 @@ public:
   static bool isAnnotationOp(llvm::StringRef Name);
 
 private:
+  friend class FastBlockReader;
   struct Kernel {
     llvm::StringRef Name;
     int64_t Ts, Dur;
     uint64_t Device, Stream;
     int64_t Correlation, ExternalId;
     int32_t GpuAnnotation = -1; // innermost enclosing GPU annotation
+    int32_t Range = -1;         // rangeOf(), set by link()
   };
   struct Launch {
     int64_t Ts;
@@ -202,6 +229,12 @@ private:
   TraceStats Stats;
 
   llvm::Error addEvent(llvm::StringRef Text, uint64_t Offset);
+  /// Threads link() may use.
+  unsigned LinkThreads = 1;
+  /// Streams the Kineto JSON document at the path \p Name (or in \p Buffer
+  /// when given) into this trace.
+  llvm::Error read(llvm::StringRef Name, const llvm::StringRef *Buffer,
+                   const LoadOptions &Opts);
   llvm::Error addFields(const EventFields &F, uint64_t Offset);
   int32_t internInputs(const llvm::json::Array &Dims,
                        const llvm::json::Array *Types);
@@ -211,6 +244,10 @@ private:
   /// for a number outside the 64-bit integers.
   std::optional<uint64_t> idOf(const llvm::json::Value *V);
   void link();
+  /// The innermost CPU range of a kernel's launch, -1 when none (what
+  /// link() stores in Kernel::Range).
+  int32_t rangeOf(const Kernel &K) const;
+  void countUnlaunched();
 };
 
 } // namespace trace
