@@ -7,6 +7,7 @@
 #include "atrex/Agent/Eval.h"
 #include "atrex-rt/Protocol.h"
 #include "atrex/Agent/Process.h"
+#include "atrex/Lint/Finding.h"
 #include "atrex/Suite/Suite.h"
 #include "atrex/Support/JSON.h"
 
@@ -17,11 +18,37 @@
 
 #include <functional>
 #include <map>
+#include <set>
 
 using namespace llvm;
 namespace protocol = atrex::rt::protocol;
 
 namespace atrex::agent::eval {
+
+Expected<const suite::Track *> findTrack(const PublicBundle &B,
+                                         StringRef Name) {
+  std::vector<std::string> Names;
+  for (const suite::Track &T : B.Tracks) {
+    if (T.Name == Name)
+      return &T;
+    Names.push_back(T.Name);
+  }
+  return createStringError(B.File + ": no track '" + Name + "' (" +
+                           (Names.empty() ? std::string("the bundle has none")
+                                          : "tracks: " + join(Names, ", ")) +
+                           ")");
+}
+
+Expected<std::string> trackLanguage(const suite::Track &T) {
+  std::set<std::string> Kinds;
+  for (const std::string &D : T.Dsl)
+    Kinds.insert(lint::dslSourceKind(D).str());
+  if (Kinds.size() == 1 && languageExtension(*Kinds.begin()))
+    return *Kinds.begin();
+  return createStringError("track '" + T.Name + "' (" + join(T.Dsl, ", ") +
+                           "): atrex eval has agents write CUDA C++ (.cu) or "
+                           "Python (.py) submissions, one kind per track");
+}
 
 Expected<PublicBundle> loadPublicBundle(StringRef Path) {
   SmallString<256> File(Path);
@@ -45,6 +72,12 @@ Expected<PublicBundle> loadPublicBundle(StringRef Path) {
     B.Suite = S->str();
   if (auto S = O->getString("sealed_commitment"))
     B.Commitment = S->str();
+  if (const json::Array *Tracks = O->getArray("tracks")) {
+    auto T = suite::tracksFromJSON(*Tracks);
+    if (!T)
+      return Err("tracks: " + toString(T.takeError()));
+    B.Tracks = std::move(*T);
+  }
   const json::Array *Cards = O->getArray("cards");
   if (!Cards)
     return Err("no 'cards' array");
@@ -217,6 +250,16 @@ Expected<AgentOutcome> generate(const PublicBundle &B, const AgentSpec &A,
       return createStringError(EC,
                                "cannot create '" + D + "': " + EC.message());
   Out.SetDir = std::string(SetDir);
+  const suite::Track *Tr = nullptr;
+  if (!O.Track.empty()) {
+    auto T = findTrack(B, O.Track);
+    if (!T)
+      return T.takeError();
+    Tr = *T;
+    Out.Track = Tr->Name;
+    Out.TrackDsl = Tr->Dsl;
+    Out.TrackGpu = Tr->Gpu;
+  }
 
   std::vector<const Card *> Cards;
   for (const Card &C : B.Cards)
@@ -232,6 +275,8 @@ Expected<AgentOutcome> generate(const PublicBundle &B, const AgentSpec &A,
                              "' (cuda or python)");
   EvalOptions LintOpts = O.Lint;
   LintOpts.NoGate = true;
+  if (Tr)
+    LintOpts.LintDsl = Tr->Dsl;
   std::string TurnsFile = (AgentDir + "/turns.jsonl").str();
   std::error_code EC;
   raw_fd_ostream Turns(TurnsFile, EC);
@@ -248,6 +293,9 @@ Expected<AgentOutcome> generate(const PublicBundle &B, const AgentSpec &A,
     Ctx.Card = Cd->Json;
     (*Ctx.Card)["language"] = O.Lang;
     (*Ctx.Card)["write"] = contract(O.Lang);
+    if (Tr) // the track the agent writes for, and the DSL it requires
+      (*Ctx.Card)["track"] = json::Object{
+          {"name", Tr->Name}, {"dsl", json::Array(Tr->Dsl)}, {"gpu", Tr->Gpu}};
     Ctx.Measured = false;
     std::optional<std::string> Last;
     for (unsigned N = 1; N <= std::max(1u, O.Turns); ++N) {
@@ -358,14 +406,20 @@ json::Object toJSON(const AgentOutcome &A) {
                                                : json::Value(O.LintVerdict)},
         {"turns", std::move(Turns)}});
   }
-  return json::Object{{"schema", "atrex-eval-outcome/1"},
-                      {"agent", A.Name},
-                      {"backend", A.Backend},
-                      {"set", A.SetDir},
-                      {"tokens_in", optInt(A.TokensIn)},
-                      {"tokens_out", optInt(A.TokensOut)},
-                      {"wall_s", A.WallS},
-                      {"operators", std::move(Ops)}};
+  return json::Object{
+      {"schema", "atrex-eval-outcome/1"},
+      {"agent", A.Name},
+      {"backend", A.Backend},
+      {"set", A.SetDir},
+      {"track", A.Track.empty()
+                    ? json::Value(nullptr)
+                    : json::Value(json::Object{{"name", A.Track},
+                                               {"dsl", json::Array(A.TrackDsl)},
+                                               {"gpu", A.TrackGpu}})},
+      {"tokens_in", optInt(A.TokensIn)},
+      {"tokens_out", optInt(A.TokensOut)},
+      {"wall_s", A.WallS},
+      {"operators", std::move(Ops)}};
 }
 
 Expected<AgentOutcome> outcomeFromJSON(const json::Value &V) {
@@ -380,6 +434,14 @@ Expected<AgentOutcome> outcomeFromJSON(const json::Value &V) {
   A.Name = Str(*O, "agent");
   A.Backend = Str(*O, "backend");
   A.SetDir = Str(*O, "set");
+  if (const json::Object *T = O->getObject("track")) {
+    A.Track = Str(*T, "name");
+    A.TrackGpu = Str(*T, "gpu");
+    if (const json::Array *D = T->getArray("dsl"))
+      for (const json::Value &DV : *D)
+        if (auto DS = DV.getAsString())
+          A.TrackDsl.push_back(DS->str());
+  }
   if (A.Name.empty())
     return createStringError("the outcome names no agent");
   if (const json::Value *T = O->get("tokens_in"); T && !T->getAsNull())
@@ -463,6 +525,15 @@ static const std::vector<Column> &columns() {
          return R.StaticAdopted ? json::Value(int64_t(*R.StaticAdopted))
                                 : json::Value(nullptr);
        }},
+      {"adopted by DSL", "adopted_by_dsl",
+       [](const Row &R, const Leaderboard &) {
+         if (!R.AdoptedByDsl)
+           return json::Value(nullptr);
+         json::Object O;
+         for (const auto &[D, N] : *R.AdoptedByDsl)
+           O[D] = int64_t(N);
+         return json::Value(std::move(O));
+       }},
       {"correct", "correctness_rate",
        [](const Row &R, const Leaderboard &) {
          return R.Score ? json::Value(R.Score->CorrectnessRate)
@@ -522,11 +593,35 @@ static const std::vector<Column> &columns() {
   return Cols;
 }
 
+std::map<std::string, unsigned>
+adoptedByDsl(const std::vector<score::LintSubmission> &Lint,
+             const std::vector<std::string> &Ops) {
+  std::map<std::string, unsigned> Out;
+  std::set<std::string> Seen;
+  for (const score::LintSubmission &L : Lint) {
+    std::string Op = sys::path::stem(L.Path).str();
+    if ((!Ops.empty() && !is_contained(Ops, Op)) || !Seen.insert(Op).second ||
+        L.Verdict != protocol::kAdopted)
+      continue;
+    for (const std::string &D : L.KernelDsls)
+      ++Out[D];
+  }
+  return Out;
+}
+
 static std::string cell(const json::Value &V, StringRef Key) {
   if (V.getAsNull())
     return "-";
   if (auto S = V.getAsString())
     return S->str();
+  if (const json::Object *O = V.getAsObject()) { // {"flydsl": 5, ...}
+    std::vector<std::string> Items;
+    for (const auto &[K, N] : *O)
+      Items.push_back(K.str() + " " +
+                      std::to_string(N.getAsInteger().value_or(0)));
+    llvm::sort(Items);
+    return Items.empty() ? "none" : join(Items, ", ");
+  }
   // Rates as percentages, S values with three decimals, counts as integers
   // (a JSON number does not say which: 1.0 reads as an integer too).
   auto D = V.getAsNumber();

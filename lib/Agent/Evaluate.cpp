@@ -110,9 +110,13 @@ Expected<Evaluation> evaluate(const Problem &P, StringRef SourceFile,
   auto Source = readFile(SourceFile);
   if (!Source)
     return Source.takeError();
-  std::string CacheFile = O.LintCache.empty()
-                              ? std::string()
-                              : lintCacheFile(O.LintCache, *Source, P.Operator);
+  std::string CacheFile =
+      O.LintCache.empty()
+          ? std::string()
+          : lintCacheFile(O.LintCache, *Source,
+                          O.LintDsl.empty()
+                              ? P.Operator
+                              : P.Operator + "|dsl=" + join(O.LintDsl, ","));
   if (!CacheFile.empty() && sys::fs::exists(CacheFile)) {
     auto Text = readFile(CacheFile);
     if (!Text)
@@ -144,6 +148,8 @@ Expected<Evaluation> evaluate(const Problem &P, StringRef SourceFile,
     }
     if (!HarnessEntry)
       Args.push_back("--entry=" + P.Operator);
+    if (!O.LintDsl.empty())
+      Args.push_back("--dsl=" + join(O.LintDsl, ","));
     Args.push_back(SourceFile.str());
     ProcessResult L =
         runProcess(O.LintPath, Args, {}, LintOut, LintErr, O.LintTimeoutS);

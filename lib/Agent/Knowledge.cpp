@@ -9,6 +9,7 @@
 #include "atrex/Agent/Process.h"
 #include "atrex/Roofline/Roofline.h"
 #include "atrex/Suite/Suite.h"
+#include "atrex/Support/Families.h"
 #include "atrex/Support/YAML.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -29,33 +30,6 @@
 #endif
 
 using namespace llvm;
-
-namespace {
-struct FamilyEntry {
-  std::string Name, Summary;
-  std::vector<std::string> Operators;
-};
-struct FamiliesFile {
-  std::vector<FamilyEntry> Families;
-};
-} // namespace
-
-LLVM_YAML_IS_SEQUENCE_VECTOR(FamilyEntry)
-
-namespace llvm::yaml {
-template <> struct MappingTraits<FamilyEntry> {
-  static void mapping(IO &IO, FamilyEntry &F) {
-    IO.mapRequired("name", F.Name);
-    IO.mapOptional("summary", F.Summary);
-    IO.mapRequired("operators", F.Operators);
-  }
-};
-template <> struct MappingTraits<FamiliesFile> {
-  static void mapping(IO &IO, FamiliesFile &F) {
-    IO.mapRequired("families", F.Families);
-  }
-};
-} // namespace llvm::yaml
 
 namespace atrex::agent {
 
@@ -120,20 +94,10 @@ Expected<KbRegistry> loadKbRegistry(StringRef SuitePath,
   for (const GpuSpec &G : *Table)
     R.GpuArch[G.name] = architectureOf(G.fullName);
 
-  auto Text = readFile(FamiliesPath);
-  if (!Text)
-    return Text.takeError();
-  FamiliesFile F;
-  if (auto Diags = readYAML(*Text, FamiliesPath, F))
-    return createStringError(FamiliesPath + ": " +
-                             (Diags->empty() ? "malformed" : *Diags));
-  for (const FamilyEntry &E : F.Families) {
-    if (E.Name.empty() || E.Name.find_first_of(" ,") != std::string::npos)
-      return createStringError(FamiliesPath + ": family name '" + E.Name +
-                               "' is empty or holds a space or comma");
-    if (R.Families.count(E.Name))
-      return createStringError(FamiliesPath + ": family '" + E.Name +
-                               "' is defined twice");
+  auto Families = loadFamilies(FamiliesPath);
+  if (!Families)
+    return Families.takeError();
+  for (const OperatorFamily &E : *Families) {
     for (const std::string &Op : E.Operators)
       if (!R.isOperator(Op))
         return createStringError(FamiliesPath + ": family '" + E.Name + "': '" +

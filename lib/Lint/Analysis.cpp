@@ -271,6 +271,7 @@ SubmissionResult atrex::lint::analyze(const Model &M, const Policy &P,
     K.Pos = F.Pos;
     K.Launched = Ctx.Launched.count(F.Key);
     K.TemplateInstance = F.IsTemplateInstance;
+    K.Dsl = F.Dsl;
     if (F.IsTemplatePattern)
       K.Name += "<>";
     R.Kernels.push_back(K);

@@ -24,6 +24,30 @@ StringRef atrex::lint::verdictName(Verdict V) {
   llvm_unreachable("bad verdict");
 }
 
+StringRef atrex::lint::dslDisplayName(StringRef Name) {
+#define ATREX_DSL(ID, NAME, DISPLAY, SOURCE)                                   \
+  if (Name == NAME)                                                            \
+    return DISPLAY;
+#include "atrex/Lint/Dsls.def"
+  return "";
+}
+
+StringRef atrex::lint::dslSourceKind(StringRef Name) {
+#define ATREX_DSL(ID, NAME, DISPLAY, SOURCE)                                   \
+  if (Name == NAME)                                                            \
+    return SOURCE;
+#include "atrex/Lint/Dsls.def"
+  return "";
+}
+
+std::string atrex::lint::knownDslNames() {
+  std::string S;
+#define ATREX_DSL(ID, NAME, DISPLAY, SOURCE)                                   \
+  S += (S.empty() ? "" : ", ") + std::string(NAME);
+#include "atrex/Lint/Dsls.def"
+  return S;
+}
+
 std::optional<Verdict> atrex::lint::parseVerdict(StringRef Name) {
   return StringSwitch<std::optional<Verdict>>(Name)
       .Case("adopted", Verdict::Adopted)

@@ -7,6 +7,7 @@
 
 #include "atrex/Lint/Policy.h"
 #include "atrex/Lint/Checks.h"
+#include "atrex/Lint/Finding.h"
 #include "atrex/Support/YAML.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -28,6 +29,7 @@ struct PolicyDoc {
   std::string Description;
   std::string Inherit = "default";
   std::string Mode;
+  std::vector<std::string> Dsl;
   std::map<std::string, std::string> Checks;
   std::vector<std::string> LaunchApis, RuntimeSymbols, TimingSymbols,
       StreamCreate, StreamJoin;
@@ -83,6 +85,7 @@ template <> struct MappingTraits<PolicyDoc> {
     Io.mapOptional("description", P.Description, std::string());
     Io.mapOptional("inherit", P.Inherit, std::string("default"));
     Io.mapOptional("mode", P.Mode, std::string());
+    Io.mapOptional("dsl", P.Dsl);
     Io.mapOptional("checks", P.Checks);
     Io.mapOptional("launch-apis", P.LaunchApis);
     Io.mapOptional("runtime-symbols", P.RuntimeSymbols);
@@ -98,6 +101,10 @@ template <> struct MappingTraits<PolicyDoc> {
     if (!P.Mode.empty() && !parseMode(P.Mode))
       return "'mode' must be submission, program or library, not '" + P.Mode +
              "'";
+    for (const std::string &D : P.Dsl)
+      if (atrex::lint::dslDisplayName(D).empty())
+        return "'dsl' names '" + D + "'; a kernel DSL is one of " +
+               atrex::lint::knownDslNames();
     for (auto &KV : P.Checks)
       if (!parseSeverity(KV.second))
         return "check '" + KV.first + "' has severity '" + KV.second +
@@ -193,6 +200,8 @@ static Expected<Policy> fromDoc(PolicyDoc &Doc, const Policy *Base) {
   }
   if (!Doc.Mode.empty())
     P.Mode = parseMode(Doc.Mode);
+  if (!Doc.Dsl.empty()) // a restriction: replaces the base's
+    P.Dsls = Doc.Dsl;
   // Rules can only report under the checks that are lists of symbols.
   for (const SymbolRule &R : P.Rules) {
     if (R.Check.empty())
@@ -375,6 +384,7 @@ std::string Policy::toYAML() const {
     Doc.Checks[C.Name.str()] = severityName(severity(C.Name)).str();
   if (Mode)
     Doc.Mode = modeName(*Mode).str();
+  Doc.Dsl = Dsls;
   Doc.LaunchApis = LaunchApis;
   Doc.RuntimeSymbols = RuntimeSymbols;
   Doc.TimingSymbols = TimingSymbols;

@@ -122,7 +122,9 @@ void atrex::lint::writeText(const std::vector<SubmissionResult> &Results,
     if (Opts.Inventory) {
       for (const KernelInfo &K : R.Kernels)
         OS << R.Path << ": kernel '" << K.Name << "' at " << K.Pos.str()
-           << (K.Launched ? ": launched" : ": not launched") << "\n";
+           << (K.Launched ? ": launched" : ": not launched")
+           << (K.Dsl.empty() ? "" : " (" + dslDisplayName(K.Dsl).str() + ")")
+           << "\n";
       for (const std::string &E : R.Entries)
         OS << R.Path << ": entry '" << E << "'\n";
     }

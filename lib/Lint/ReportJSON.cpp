@@ -29,7 +29,9 @@ void atrex::lint::writePlainText(const std::vector<SubmissionResult> &Results,
     if (Inventory) {
       for (const KernelInfo &K : R.Kernels)
         OS << R.Path << ": kernel '" << K.Name << "'"
-           << (K.Launched ? ": launched" : ": not launched") << "\n";
+           << (K.Launched ? ": launched" : ": not launched")
+           << (K.Dsl.empty() ? "" : " (" + dslDisplayName(K.Dsl).str() + ")")
+           << "\n";
       for (const std::string &E : R.Entries)
         OS << R.Path << ": entry '" << E << "'\n";
     }
@@ -77,7 +79,8 @@ json::Value atrex::lint::submissionToJSON(const SubmissionResult &R,
     Kernels.push_back(json::Object{{"name", K.Name},
                                    {"location", posJSON(K.Pos)},
                                    {"launched", K.Launched},
-                                   {"template_instance", K.TemplateInstance}});
+                                   {"template_instance", K.TemplateInstance},
+                                   {"dsl", K.Dsl}});
   json::Object O{{"path", R.Path},
                  {"files", json::Array(R.Files)},
                  {"verdict", verdictName(R.V)},
@@ -254,6 +257,8 @@ atrex::lint::submissionFromJSON(const json::Value &V) {
       K.Pos = KR.pos("location");
       K.Launched = KR.boolean("launched");
       K.TemplateInstance = KR.boolean("template_instance");
+      if (std::optional<StringRef> D = KO->getString("dsl")) // since 2026-12
+        K.Dsl = D->str();
       R.take(KR);
       S.Kernels.push_back(std::move(K));
     }

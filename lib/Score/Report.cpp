@@ -54,6 +54,28 @@ std::string atrex::score::rep::adoption(const SetScore &S) {
          pct(S.BothAdoption);
 }
 
+std::string atrex::score::rep::dslAdoption(const SetScore &S) {
+  if (S.DslAdoption.empty())
+    return "none";
+  std::vector<std::pair<double, std::string>> Order;
+  for (const auto &[D, Share] : S.DslAdoption)
+    Order.push_back({-Share, D});
+  llvm::sort(Order);
+  std::string Out;
+  for (const auto &[NegShare, D] : Order)
+    Out += (Out.empty() ? "" : ", ") + D + " " + pct(-NegShare);
+  return Out;
+}
+
+json::Value atrex::score::rep::dslAdoptionJSON(const SetScore &S) {
+  if (!S.StaticAdoption)
+    return nullptr;
+  json::Object O;
+  for (const auto &[D, Share] : S.DslAdoption)
+    O[D] = Share;
+  return std::move(O);
+}
+
 std::string atrex::score::rep::gpuLine(const ScoreReport &R) {
   std::string Ceiling = R.GpuInfo.Measured ? "measured" : "datasheet";
   return formatv("{0} ({1}); S_i under the {2} ceiling, suspicious below the "
@@ -222,6 +244,8 @@ void atrex::score::printText(raw_ostream &OS, const ScoreReport &R) {
     OS << "  results: " << join(S.ResultFiles, ", ") << "\n";
     if (!S.LintFile.empty())
       OS << "  lint: " << S.LintFile << "\n";
+    if (S.StaticAdoption)
+      OS << "  static adoption by kernel DSL: " << dslAdoption(S) << "\n";
     printTextTable(OS, regimeTable(S), "  ");
     OS << "\n";
     printTextTable(OS, operatorTable(S), "  ");
@@ -303,6 +327,8 @@ void atrex::score::printMarkdown(raw_ostream &OS, const ScoreReport &R) {
     if (!S.LintFile.empty())
       OS << "; lint: `" << S.LintFile << "`";
     OS << ".\n\n";
+    if (S.StaticAdoption)
+      OS << "Static adoption by kernel DSL: " << dslAdoption(S) << ".\n\n";
     printMdTable(OS, regimeTable(S));
     OS << "\n### Operators\n\n";
     printMdTable(OS, operatorTable(S));
@@ -396,6 +422,7 @@ json::Value atrex::score::toJSON(const ScoreReport &R) {
                       {"static_verdict", P.StaticVerdict.empty()
                                              ? json::Value(nullptr)
                                              : json::Value(P.StaticVerdict)},
+                      {"static_dsls", json::Array(P.StaticDsls)},
                       {"t_roofline_s", P.Roof->TRooflineS},
                       {"t_measured_s", opt(P.TMeasuredS)},
                       {"achieved_flops", opt(P.AchievedFlops)},
@@ -441,7 +468,8 @@ json::Value atrex::score::toJSON(const ScoreReport &R) {
         {"pass_rate", S.PassRate},
         {"adoption", json::Object{{"static", opt(S.StaticAdoption)},
                                   {"dynamic", S.DynamicAdoption},
-                                  {"both", opt(S.BothAdoption)}}},
+                                  {"both", opt(S.BothAdoption)},
+                                  {"by_dsl", dslAdoptionJSON(S)}}},
         {"counts", json::Object{{"problems", S.Problems.size()},
                                 {"results", S.Results},
                                 {"missing", S.Missing.size()},

@@ -9,6 +9,7 @@
 #define ATREX_LIB_SCORE_REPORTUTIL_H
 
 #include "atrex/Score/Score.h"
+#include "llvm/Support/JSON.h"
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,10 @@ std::string us(std::optional<double> Seconds);
 std::string modeLabel(const SetScore &S);
 /// "static / dynamic / both" adoption rates.
 std::string adoption(const SetScore &S);
+/// "flydsl 43.8%, triton 12.5%" (SetScore::DslAdoption, largest first).
+std::string dslAdoption(const SetScore &S);
+/// {"flydsl": 0.438, ...}, or null without a lint report.
+llvm::json::Value dslAdoptionJSON(const SetScore &S);
 std::string gpuLine(const ScoreReport &R);
 std::string commitmentLine(const ScoreReport &R);
 

@@ -7,6 +7,7 @@
 #include "atrex/Score/Results.h"
 #include "atrex-rt/Protocol.h"
 #include "atrex/Support/JSON.h"
+#include <set>
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/JSON.h"
@@ -174,6 +175,15 @@ atrex::score::parseLintReport(StringRef Name, StringRef Text) {
       for (const json::Value &E : *Entries)
         if (std::optional<StringRef> ES = E.getAsString())
           L.Entries.push_back(ES->str());
+    std::set<std::string> Dsls;
+    if (const json::Array *Ks = S->getArray("kernels"))
+      for (const json::Value &K : *Ks)
+        if (const json::Object *KO = K.getAsObject())
+          if (KO->getBoolean("launched").value_or(false))
+            if (std::optional<StringRef> D = KO->getString("dsl");
+                D && !D->empty())
+              Dsls.insert(D->str());
+    L.KernelDsls.assign(Dsls.begin(), Dsls.end());
     Out.push_back(std::move(L));
   }
   return Out;

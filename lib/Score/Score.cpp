@@ -255,9 +255,10 @@ static SetScore scoreSet(const ScoreReport &Rep, const SubmissionSet &Set,
             P.Id, PS.ResultCount, R->StartedAt.empty() ? "-" : R->StartedAt,
             R->File, R->Line));
       if (Set.Lint) {
-        if (const LintSubmission *L = matchLint(*Set.Lint, *R))
+        if (const LintSubmission *L = matchLint(*Set.Lint, *R)) {
           PS.StaticVerdict = L->Verdict;
-        else
+          PS.StaticDsls = L->KernelDsls;
+        } else
           UnmatchedSources.insert(R->Source.empty() ? R->SubmissionName
                                                     : R->Source);
       }
@@ -278,6 +279,7 @@ static SetScore scoreSet(const ScoreReport &Rep, const SubmissionSet &Set,
   std::map<std::string, std::vector<const ProblemScore *>> ByPhase, ByRegime,
       ByOp;
   unsigned Correct = 0, Passed = 0, Dyn = 0, Static = 0, Both = 0;
+  std::map<std::string, unsigned> ByDsl;
   for (ProblemScore &PS : S.Problems) {
     double PW = PhaseW[PS.Problem->Phase];
     PS.PhaseWeight = PW > 0 ? PS.Weight / PW : 0;
@@ -290,6 +292,9 @@ static SetScore scoreSet(const ScoreReport &Rep, const SubmissionSet &Set,
     Passed += PS.Passed;
     Dyn += PS.DynamicAdopted;
     Static += PS.StaticVerdict == protocol::kAdopted;
+    if (PS.StaticVerdict == protocol::kAdopted)
+      for (const std::string &D : PS.StaticDsls)
+        ++ByDsl[D];
     Both += PS.DynamicAdopted && PS.StaticVerdict == protocol::kAdopted;
     S.Results += PS.Result.has_value();
     S.Scored += PS.S > 0;
@@ -306,6 +311,8 @@ static SetScore scoreSet(const ScoreReport &Rep, const SubmissionSet &Set,
   if (Set.Lint) {
     S.StaticAdoption = Static / N;
     S.BothAdoption = Both / N;
+    for (const auto &[D, Count] : ByDsl)
+      S.DslAdoption[D] = Count / N;
   }
   for (auto &[Op, Ps] : ByOp) {
     OperatorScore O;

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "atrex/Lint/Finding.h"
 #include "atrex/Suite/Suite.h"
 #include "atrex/Support/YAML.h"
 
@@ -23,6 +24,7 @@ using atrex::suite::ModelConfig;
 using atrex::suite::OperatorConfig;
 using atrex::suite::Rewrite;
 using atrex::suite::StepConfig;
+using atrex::suite::Track;
 
 LLVM_YAML_IS_SEQUENCE_VECTOR(OperatorConfig)
 LLVM_YAML_IS_SEQUENCE_VECTOR(CallConfig)
@@ -30,6 +32,7 @@ LLVM_YAML_IS_SEQUENCE_VECTOR(ModelConfig)
 LLVM_YAML_IS_SEQUENCE_VECTOR(StepConfig)
 LLVM_YAML_IS_SEQUENCE_VECTOR(ApplicationConfig)
 LLVM_YAML_IS_SEQUENCE_VECTOR(Rewrite)
+LLVM_YAML_IS_SEQUENCE_VECTOR(Track)
 
 namespace llvm::yaml {
 
@@ -100,6 +103,17 @@ template <> struct MappingTraits<Rewrite> {
   }
 };
 
+template <> struct MappingTraits<Track> {
+  static void mapping(IO &IO, Track &T) {
+    IO.mapRequired("name", T.Name);
+    IO.mapOptional("summary", T.Summary);
+    IO.mapRequired("dsl", T.Dsl);
+    IO.mapRequired("gpu", T.Gpu);
+    IO.mapOptional("policy", T.Policy, std::string("default"));
+    IO.mapOptional("operators", T.Operators);
+  }
+};
+
 template <> struct MappingTraits<Config> {
   static void mapping(IO &IO, Config &C) {
     IO.mapRequired("version", C.Version);
@@ -113,6 +127,7 @@ template <> struct MappingTraits<Config> {
     IO.mapOptional("min_kernel_us", C.MinKernelUs);
     IO.mapOptional("deny_list", C.DenyList);
     IO.mapOptional("public_rewrites", C.PublicRewrites);
+    IO.mapOptional("tracks", C.Tracks);
     IO.mapRequired("operators", C.Operators);
     IO.mapRequired("models", C.Models);
     IO.mapRequired("applications", C.Applications);
@@ -175,6 +190,28 @@ Expected<Config> loadConfig(StringRef Path) {
       if (Phase != "prefill" && Phase != "decode")
         return entryError(Path, Entry,
                           "unknown phase '" + Phase + "' (prefill or decode)");
+  }
+  std::set<std::string> TrackNames;
+  for (const Track &T : C.Tracks) {
+    std::string Entry = "tracks[" + T.Name + "]";
+    if (T.Name.empty() || !TrackNames.insert(T.Name).second)
+      return entryError(Path, Entry, "empty or defined twice");
+    if (T.Dsl.empty())
+      return entryError(Path, Entry, "'dsl' is empty");
+    for (const std::string &D : T.Dsl)
+      if (atrex::lint::dslDisplayName(D).empty())
+        return entryError(Path, Entry,
+                          "unknown kernel DSL '" + D + "' (known: " +
+                              atrex::lint::knownDslNames() + ")");
+    if (T.Policy != "default" && T.Policy != "strict")
+      return entryError(Path, Entry,
+                        "policy '" + T.Policy +
+                            "' is not a built-in "
+                            "atrex-lint policy (default, strict)");
+    for (const std::string &Op : T.Operators)
+      if (!OpNames.count(Op))
+        return entryError(Path, Entry,
+                          "'" + Op + "' is not an operator of the suite");
   }
   std::set<std::string> ModelNames;
   for (const ModelConfig &M : C.Models) {

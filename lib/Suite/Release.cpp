@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "atrex/Suite/Release.h"
+#include "atrex/Lint/Finding.h"
 #include "atrex/Support/JSON.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -184,6 +185,28 @@ static std::string markdownCard(const json::Object &Card) {
   OS << "Entry point (a submission implements this function):\n\n```cpp\n"
      << Card.getString("signature").value_or("") << ";\n```\n\n";
   OS << Card.getString("summary").value_or("") << "\n\n";
+  if (const json::Array *Tracks = Card.getArray("tracks");
+      Tracks && !Tracks->empty()) {
+    OS << "## Tracks\n\nA submission to a track writes its kernels in the "
+          "track's DSL; a kernel launched in another counts as fallback "
+          "(`atrex-lint --dsl`).\n\n| track | kernel DSL | GPU | lint "
+          "policy |\n|---|---|---|---|\n";
+    for (const json::Value &TV : *Tracks) {
+      const json::Object *T = TV.getAsObject();
+      if (!T)
+        continue;
+      std::vector<std::string> Dsls;
+      if (const json::Array *D = T->getArray("dsl"))
+        for (const json::Value &DV : *D)
+          Dsls.push_back(
+              atrex::lint::dslDisplayName(DV.getAsString().value_or("")).str() +
+              " (`" + DV.getAsString().value_or("").str() + "`)");
+      OS << "| " << T->getString("name").value_or("") << " | "
+         << join(Dsls, " or ") << " | " << T->getString("gpu").value_or("")
+         << " | " << T->getString("policy").value_or("") << " |\n";
+    }
+    OS << "\n";
+  }
   OS << "## Reference semantics\n\n```text\n"
      << StringRef(Card.getString("semantics").value_or("")).rtrim()
      << "\n```\n\n";
@@ -451,6 +474,13 @@ Error pack(const Suite &S, const OperatorLibrary &Ops,
         Keys.push_back(K);
       for (const std::string &Ph : S.findOperator(P.Operator)->Phases)
         Phases.push_back(Ph);
+      json::Array CardTracks;
+      for (const Track &T : S.Tracks)
+        if (T.covers(P.Operator))
+          CardTracks.push_back(json::Object{{"name", T.Name},
+                                            {"dsl", json::Array(T.Dsl)},
+                                            {"gpu", T.Gpu},
+                                            {"policy", T.Policy}});
       Card = json::Object{
           {"operator", P.Operator},
           {"signature", Spec.Signature},
@@ -461,6 +491,7 @@ Error pack(const Suite &S, const OperatorLibrary &Ops,
           {"shape_keys", std::move(Keys)},
           {"key_doc", Spec.KeyDoc},
           {"phases", std::move(Phases)},
+          {"tracks", std::move(CardTracks)},
           {"visible_problems", json::Array()}};
     }
     if (P.Visibility == "public")
@@ -469,14 +500,23 @@ Error pack(const Suite &S, const OperatorLibrary &Ops,
                                    {"phase", P.Phase},
                                    {"shape", shapeJSON(P.EntryShape)}});
   }
+  // Tracks are public (a track's summary is leak-checked like the cards).
+  json::Array PublicTracks;
+  for (const Track &T : S.Tracks) {
+    json::Object O = toJSON(T);
+    O["summary"] = sanitize(T.Summary, S.PublicRewrites, Terms);
+    PublicTracks.push_back(std::move(O));
+  }
   json::Array CardList;
   for (auto &[Name, Card] : Cards)
     CardList.push_back(json::Object(Card));
-  std::string Public = jsonText(json::Object{{"format", "atrex-public"},
-                                             {"version", 1},
-                                             {"suite", S.Name},
-                                             {"sealed_commitment", Commitment},
-                                             {"cards", std::move(CardList)}});
+  std::string Public =
+      jsonText(json::Object{{"format", "atrex-public"},
+                            {"version", 1},
+                            {"suite", S.Name},
+                            {"sealed_commitment", Commitment},
+                            {"tracks", std::move(PublicTracks)},
+                            {"cards", std::move(CardList)}});
   std::string Scratch = Options.PublicDir + ".partial";
   sys::fs::remove_directories(Scratch);
   if (Error E = makeDir(joinPath(Scratch, "cards")))

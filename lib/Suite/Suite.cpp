@@ -553,6 +553,7 @@ Expected<Suite> expandSuite(const Config &C, const OperatorLibrary &Ops,
   S.Hardware = C.Hardware;
   S.DenyList = C.DenyList;
   S.PublicRewrites = C.PublicRewrites;
+  S.Tracks = C.Tracks;
   S.Operators = C.Operators;
   S.WeightsSource = "serving-mix-model/1";
   std::vector<std::pair<std::string, Problem>> Ordered;
@@ -607,6 +608,47 @@ static json::Array strings(const std::vector<std::string> &V) {
   return A;
 }
 
+bool Track::covers(StringRef Operator) const {
+  return Operators.empty() || is_contained(Operators, Operator);
+}
+
+json::Object toJSON(const Track &T) {
+  return json::Object{
+      {"name", T.Name},        {"summary", T.Summary},
+      {"dsl", strings(T.Dsl)}, {"gpu", T.Gpu},
+      {"policy", T.Policy},    {"operators", strings(T.Operators)}};
+}
+
+json::Array tracksToJSON(const std::vector<Track> &Tracks) {
+  json::Array A;
+  for (const Track &T : Tracks)
+    A.push_back(toJSON(T));
+  return A;
+}
+
+Expected<std::vector<Track>> tracksFromJSON(const json::Array &A) {
+  std::vector<Track> Out;
+  for (const json::Value &V : A) {
+    const json::Object *O = V.getAsObject();
+    if (!O || !O->getString("name") || !O->getArray("dsl"))
+      return createStringError("a track is an object with 'name' and 'dsl'");
+    Track T;
+    T.Name = O->getString("name")->str();
+    T.Summary = O->getString("summary").value_or("").str();
+    T.Gpu = O->getString("gpu").value_or("").str();
+    T.Policy = O->getString("policy").value_or("default").str();
+    for (const json::Value &D : *O->getArray("dsl"))
+      if (auto DS = D.getAsString())
+        T.Dsl.push_back(DS->str());
+    if (const json::Array *Ops = O->getArray("operators"))
+      for (const json::Value &Op : *Ops)
+        if (auto OS = Op.getAsString())
+          T.Operators.push_back(OS->str());
+    Out.push_back(std::move(T));
+  }
+  return Out;
+}
+
 json::Value toJSON(const Suite &S) {
   json::Array Ops;
   for (const OperatorConfig &O : S.Operators) {
@@ -658,6 +700,7 @@ json::Value toJSON(const Suite &S) {
                       {"hardware", S.Hardware},
                       {"deny_list", strings(S.DenyList)},
                       {"public_rewrites", std::move(Rewrites)},
+                      {"tracks", tracksToJSON(S.Tracks)},
                       {"operators", std::move(Ops)},
                       {"weights_source", S.WeightsSource},
                       {"problems", std::move(Problems)}};
@@ -714,6 +757,12 @@ Expected<Suite> readSuite(StringRef Path, StringRef BaseDir) {
         S.PublicRewrites.push_back(
             Rewrite{R->getString("from").value_or("").str(),
                     R->getString("to").value_or("").str()});
+  if (const json::Array *A = O->getArray("tracks")) {
+    auto T = tracksFromJSON(*A);
+    if (!T)
+      return Err("tracks", toString(T.takeError()));
+    S.Tracks = std::move(*T);
+  }
   if (const json::Array *A = O->getArray("operators"))
     for (const json::Value &V : *A) {
       const json::Object *Op = V.getAsObject();

@@ -70,6 +70,12 @@ static cl::opt<std::string>
     Lang("lang", GEN, cl::cat(Cat), cl::init("cuda"),
          cl::desc("What the agents write: cuda (<op>.cu) or python (<op>.py: "
                   "KernelBench, GPU MODE or entry form)"));
+static cl::opt<std::string>
+    TrackOpt("track", GEN, cl::cat(Cat),
+             cl::desc("A track of the public bundle (docs/suite.md): the "
+                      "cards name it, the agents write in its DSL (--lang "
+                      "from it), turns and the set are linted with its --dsl, "
+                      "and the set is gated only on an NVIDIA track GPU"));
 static cl::opt<unsigned>
     AgentTimeout("agent-timeout", GEN, cl::cat(Cat), cl::init(0),
                  cl::desc("Seconds per agent turn (0: no limit)"));
@@ -173,6 +179,17 @@ static void generateAll(const char *Argv0) {
   O.Operators.assign(Ops.begin(), Ops.end());
   O.Gpu = GpuOpt;
   O.Lang = Lang;
+  if (!TrackOpt.empty()) {
+    const atrex::suite::Track *T = ExitOnErr(findTrack(B, TrackOpt));
+    std::string TL = ExitOnErr(trackLanguage(*T));
+    if (Lang.getNumOccurrences() && Lang != TL)
+      ExitOnErr(createStringError("--lang " + Lang + ": track '" + T->Name +
+                                  "' is written in " + TL));
+    O.Lang = TL;
+    O.Track = T->Name;
+    if (!GpuOpt.getNumOccurrences() && !T->Gpu.empty())
+      O.Gpu = T->Gpu;
+  }
   O.Lint.LintPath = findTool("atrex-lint", Argv0);
   std::vector<AgentSpec> Specs;
   for (const std::string &S : Agents) {
@@ -290,6 +307,32 @@ static void scoreAll(const char *Argv0) {
     ExitOnErr(createStringError("nothing to score: no agent under '" +
                                 AgentsDir + "' and no --with set"));
 
+  // A track's GPU that atrex-gate cannot run on: its vendor ("" when the
+  // agent has no track or the GPU is NVIDIA's), from the sealed hardware.
+  json::Value SealedDoc = nullptr;
+  if (any_of(Outcomes,
+             [](const AgentOutcome &A) { return !A.TrackGpu.empty(); })) {
+    std::string Text = ExitOnErr(readFile(SealedJson));
+    auto V = json::parse(Text);
+    if (!V)
+      ExitOnErr(createStringError(SealedJson +
+                                  ": not JSON: " + toString(V.takeError())));
+    SealedDoc = std::move(*V);
+  }
+  auto gatedVendor = [&](const AgentOutcome &A) -> std::string {
+    if (A.TrackGpu.empty())
+      return "";
+    const json::Object *Root = SealedDoc.getAsObject();
+    const json::Object *Hw = Root ? Root->getObject("hardware") : nullptr;
+    const json::Object *G = Hw ? Hw->getObject(A.TrackGpu) : nullptr;
+    if (!G)
+      ExitOnErr(createStringError(SealedJson + ": no GPU '" + A.TrackGpu +
+                                  "' (track '" + A.Track + "' of agent '" +
+                                  A.Name + "')"));
+    std::string V = G->getString("vendor").value_or("nvidia").str();
+    return V == "nvidia" ? "" : V;
+  };
+
   std::map<std::string, SetArg> Given;
   for (const std::string &R : ResultsOpt) {
     SetArg S = ExitOnErr(parseSetArg("results", R, false));
@@ -336,6 +379,8 @@ static void scoreAll(const char *Argv0) {
           "--format=json",
           "-o",
           LintFile};
+      if (!A.TrackDsl.empty())
+        Args.push_back("--dsl=" + join(A.TrackDsl, ","));
       Args.insert(Args.end(), Files.begin(), Files.end());
       ExitOnErr(runTool(Lint, Args, Dir + "/lint.err",
                         "atrex-lint on " + A.Name + "'s set", LintFile,
@@ -345,12 +390,20 @@ static void scoreAll(const char *Argv0) {
     S.Name = A.Name;
     if (auto It = Given.find(A.Name); It != Given.end()) {
       S.ResultFiles = It->second.Files;
+    } else if (DoGate && !Files.empty() && !gatedVendor(A).empty()) {
+      WithColor::note(errs(), "atrex-eval")
+          << A.Name << ": not gated: track '" << A.Track << "' is judged on "
+          << A.TrackGpu << " (" << gatedVendor(A)
+          << "), and atrex-gate runs CUDA and HIP on NVIDIA GPUs; its "
+             "verdicts are static\n";
     } else if (DoGate && !Files.empty()) {
       std::string Plan = Dir + "/plan.json", Results = Dir + "/results.jsonl";
+      std::string PlanGpu =
+          A.TrackGpu.empty() ? std::string(GpuOpt) : A.TrackGpu;
       std::vector<std::string> Args = {
           "atrex-suite", "plan",     "--set",
           A.SetDir,      "--sealed", SealedJson.str().str(),
-          "--gpu",       GpuOpt,     "--visibility",
+          "--gpu",       PlanGpu,    "--visibility",
           Visibility,    "-o",       Plan};
       if (MaxPerOp)
         Args.insert(Args.end(), {"--max-per-op", std::to_string(MaxPerOp)});
@@ -475,6 +528,11 @@ static void scoreAll(const char *Argv0) {
       }
     R.Files = Files;
     R.StaticAdopted = Adopted;
+    std::string LintFile = agentDir(A.Name) + "/lint.json";
+    if (sys::fs::exists(LintFile))
+      R.AdoptedByDsl =
+          adoptedByDsl(ExitOnErr(score::loadLintReport(LintFile)),
+                       std::vector<std::string>(Ops.begin(), Ops.end()));
     L.Rows.push_back(std::move(R));
   }
   for (const std::string &W : WithSets) {
@@ -486,6 +544,10 @@ static void scoreAll(const char *Argv0) {
       R.Files = It->second.first;
       R.StaticAdopted = It->second.second;
     }
+    if (!A.Lint.empty())
+      R.AdoptedByDsl =
+          adoptedByDsl(ExitOnErr(score::loadLintReport(A.Lint)),
+                       std::vector<std::string>(Ops.begin(), Ops.end()));
     L.Rows.push_back(std::move(R));
   }
 

@@ -11,6 +11,7 @@
 #include "atrex/Lint/Policy.h"
 #include "atrex/Lint/Report.h"
 #include "atrex/Support/DataPath.h"
+#include "atrex/Support/Families.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
@@ -26,6 +27,9 @@
 
 using namespace llvm;
 using namespace atrex::lint;
+using atrex::familiesOf;
+using atrex::loadFamilies;
+using atrex::OperatorFamily;
 
 static cl::OptionCategory Cat("atrex-lint options");
 
@@ -149,6 +153,12 @@ static cl::opt<std::string>
             cl::desc("FlyDSL trace: keep its scratch directory (dumps, log, "
                      "result) here"),
             cl::value_desc("dir"), cl::cat(Cat));
+static cl::list<std::string> DslOpt(
+    "dsl",
+    cl::desc("Kernel DSLs the track accepts, comma-separated (flydsl, "
+             "triton, cuda, ...: docs/atrex-lint.md); a launched kernel in "
+             "another is atrex-kernel-off-dsl. Replaces the policy's 'dsl'"),
+    cl::CommaSeparated, cl::value_desc("names"), cl::cat(Cat));
 static cl::opt<std::string> OperatorOpt(
     "operator",
     cl::desc("The problem's operator (a suite operator): its family "
@@ -158,63 +168,6 @@ static cl::opt<std::string> OperatorOpt(
 static cl::opt<std::string> FamiliesFile(
     "families", cl::desc("Operator families (default kb/families.yaml)"),
     cl::value_desc("file"), cl::init("kb/families.yaml"), cl::cat(Cat));
-
-/// The families \p Op belongs to in a families file (`families: [{name,
-/// operators: [...]}]`), or an error when it names none.
-static Expected<std::vector<std::string>> familiesOf(StringRef File,
-                                                     StringRef Op) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(File);
-  if (!B)
-    return createStringError(B.getError(), "cannot read '%s': %s",
-                             File.str().c_str(),
-                             B.getError().message().c_str());
-  SourceMgr SM;
-  yaml::Stream S((*B)->getBuffer(), SM);
-  std::vector<std::string> Out;
-  auto Scalar = [](yaml::Node *N) {
-    SmallString<64> Tmp;
-    auto *SN = dyn_cast_or_null<yaml::ScalarNode>(N);
-    return SN ? SN->getValue(Tmp).str() : std::string();
-  };
-  for (yaml::Document &D : S) {
-    auto *Root = dyn_cast_or_null<yaml::MappingNode>(D.getRoot());
-    if (!Root)
-      continue;
-    for (yaml::KeyValueNode &KV : *Root) {
-      if (Scalar(KV.getKey()) != "families")
-        continue;
-      auto *Seq = dyn_cast_or_null<yaml::SequenceNode>(KV.getValue());
-      if (!Seq)
-        continue;
-      for (yaml::Node &FN : *Seq) {
-        auto *F = dyn_cast<yaml::MappingNode>(&FN);
-        if (!F)
-          continue;
-        std::string Name;
-        bool Has = false;
-        for (yaml::KeyValueNode &E : *F) {
-          std::string K = Scalar(E.getKey());
-          if (K == "name")
-            Name = Scalar(E.getValue());
-          else if (K == "operators")
-            if (auto *Ops = dyn_cast_or_null<yaml::SequenceNode>(E.getValue()))
-              for (yaml::Node &O : *Ops)
-                Has |= Scalar(&O) == Op;
-        }
-        if (Has)
-          Out.push_back(Name);
-      }
-    }
-  }
-  if (S.failed())
-    return createStringError(inconvertibleErrorCode(), "'%s' is not valid YAML",
-                             File.str().c_str());
-  if (Out.empty())
-    return createStringError(inconvertibleErrorCode(),
-                             "--operator: '%s' is in no family of '%s'",
-                             Op.str().c_str(), File.str().c_str());
-  return Out;
-}
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
@@ -245,6 +198,13 @@ int main(int argc, char **argv) {
   }
   Policy P = PolicyFile.empty() ? Policy::getDefault()
                                 : Exit(Policy::load(PolicyFile));
+  for (const std::string &D : DslOpt)
+    if (dslDisplayName(D).empty())
+      Exit(createStringError(inconvertibleErrorCode(),
+                             "--dsl names '%s'; a kernel DSL is one of %s",
+                             D.c_str(), knownDslNames().c_str()));
+  if (!DslOpt.empty())
+    P.Dsls = DslOpt;
   std::optional<AnalysisMode> Mode;
   if (ModeOpt != "auto") {
     Mode = parseMode(ModeOpt);
@@ -352,9 +312,18 @@ int main(int argc, char **argv) {
                              toString(J.takeError()).c_str()));
   if (!OperatorOpt.empty()) {
     std::string Fam = atrex::dataPath(FamiliesFile, ATREX_SOURCE_DIR, argv[0]);
-    std::vector<std::string> Families = Exit(familiesOf(Fam, OperatorOpt));
+    std::vector<OperatorFamily> Families = Exit(loadFamilies(Fam));
+    std::vector<const OperatorFamily *> Of = familiesOf(Families, OperatorOpt);
+    if (Of.empty())
+      Exit(createStringError(inconvertibleErrorCode(),
+                             "--operator: '%s' is in no family of '%s'",
+                             OperatorOpt.c_str(), Fam.c_str()));
     Fly.Operator = OperatorOpt;
-    Fly.Gemm = llvm::is_contained(Families, "gemm");
+    for (const OperatorFamily *F : Of)
+      if (is_contained(F->Requires, "multiply-add")) {
+        Fly.Gemm = true;
+        Fly.MultiplyAddFamily = F->Name;
+      }
   }
   Opts.PythonEvidence = [Fly](SubmissionResult &R, StringRef File,
                               const Policy &Pol) {

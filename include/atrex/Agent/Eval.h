@@ -20,11 +20,13 @@
 #include "atrex/Agent/Backend.h"
 #include "atrex/Agent/Evaluate.h"
 #include "atrex/Score/Score.h"
+#include "atrex/Suite/Suite.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,7 +46,16 @@ struct PublicBundle {
   std::string Suite;
   std::string Commitment; ///< sealed_commitment
   std::vector<Card> Cards;
+  std::vector<suite::Track> Tracks; ///< the suite's tracks (docs/suite.md)
 };
+
+/// The track \p Name of \p B; an error lists the bundle's tracks.
+llvm::Expected<const suite::Track *> findTrack(const PublicBundle &B,
+                                               llvm::StringRef Name);
+/// What `atrex eval` has agents write for track \p T ("cuda" or "python",
+/// from its DSLs' source kind, include/atrex/Lint/Dsls.def); an error when
+/// its DSLs are written in neither or in both.
+llvm::Expected<std::string> trackLanguage(const suite::Track &T);
 
 /// Reads a public bundle (its directory or its public.json). Errors name the
 /// file and what is wrong.
@@ -93,6 +104,11 @@ struct AgentOutcome {
   std::optional<int64_t> TokensIn, TokensOut; ///< none: no turn reported any
   double WallS = 0;
   std::string SetDir; ///< <out>/sets/<name>
+  /// The track generated for ("" none) and its kernel DSLs: scoring lints
+  /// the set with `--dsl` of them and gates only on the track's GPU vendor.
+  std::string Track;
+  std::vector<std::string> TrackDsl;
+  std::string TrackGpu;
   unsigned withFile() const;
   unsigned staticAdopted() const;
 };
@@ -106,6 +122,9 @@ struct GenerateOptions {
   /// (<op>.py: KernelBench, GPU MODE or entry form;
   /// docs/submission-contract.md).
   std::string Lang = "cuda";
+  /// The track (a name of the bundle's tracks; "" none): each card names it
+  /// and its DSLs, and every turn is linted with `--dsl` of the track.
+  std::string Track;
   /// How each turn is linted (NoGate is forced: generation never gates).
   EvalOptions Lint;
 };
@@ -136,7 +155,17 @@ struct Row {
   /// Operators of the bundle with a file, and of those the static verdict
   /// adopted; from the agent's outcome or the set's lint report.
   std::optional<unsigned> Files, StaticAdopted;
+  /// Of the statically adopted files, how many launch kernels in each DSL
+  /// (atrex-lint's kernels[].dsl; FlyDSL adoption for a FlyDSL track); none
+  /// without a lint report.
+  std::optional<std::map<std::string, unsigned>> AdoptedByDsl;
 };
+
+/// Counts, per kernel DSL, the adopted submissions of \p Lint (each once per
+/// operator: the file's stem), restricted to \p Ops when not empty.
+std::map<std::string, unsigned>
+adoptedByDsl(const std::vector<atrex::score::LintSubmission> &Lint,
+             const std::vector<std::string> &Ops);
 
 struct Leaderboard {
   unsigned Operators = 0; ///< cards of the public bundle evaluated

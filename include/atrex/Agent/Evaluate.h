@@ -31,6 +31,8 @@ struct EvalOptions {
   /// needs no atrex-lint (e.g. on a GPU node without LLVM); a miss is
   /// linted and stored.
   std::string LintCache;
+  /// atrex-lint --dsl (a track's kernel DSLs); empty: any DSL.
+  std::vector<std::string> LintDsl;
   /// Merged into the plan's settings (after "gpu": the problem's GPU).
   llvm::json::Object GateSettings;
   bool NoGate = false;

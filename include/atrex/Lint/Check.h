@@ -81,6 +81,7 @@ std::unique_ptr<LintCheck> createIndirectCallCheck();
 std::unique_ptr<LintCheck> createReplayCheck();
 std::unique_ptr<LintCheck> createKernelNoComputeCheck();
 std::unique_ptr<LintCheck> createKernelNoMultiplyAddCheck();
+std::unique_ptr<LintCheck> createKernelOffDslCheck();
 std::unique_ptr<LintCheck> createFlydslIrCheck();
 
 } // namespace lint

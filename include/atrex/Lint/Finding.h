@@ -79,7 +79,17 @@ struct KernelInfo {
   SourcePos Pos;
   bool Launched = false;
   bool TemplateInstance = false;
+  std::string Dsl; ///< the kernel's language (Dsls.def), "" unknown
 };
+
+/// The message name of the kernel DSL \p Name (Dsls.def: "flydsl" ->
+/// "FlyDSL"); "" when \p Name is not a known DSL.
+llvm::StringRef dslDisplayName(llvm::StringRef Name);
+/// The kind of submission file \p Name is written in (Dsls.def's SOURCE:
+/// cuda, hip, python, ir); "" when \p Name is not a known DSL.
+llvm::StringRef dslSourceKind(llvm::StringRef Name);
+/// The names of Dsls.def, comma-separated (for error messages).
+std::string knownDslNames();
 
 /// The result for one submission (one input file, or a group of files).
 struct SubmissionResult {

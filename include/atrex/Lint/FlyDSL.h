@@ -118,9 +118,11 @@ struct Options {
   unsigned Seconds = 120;     ///< wall clock of the trace
   unsigned MaxMemMiB = 16384; ///< address space (RLIMIT_AS)
   unsigned MaxFileMiB = 256;  ///< largest file it may write
-  /// The problem's operator is of the GEMM family (kb/families.yaml):
-  /// launched kernels that do no multiply-add are flagged.
+  /// The problem's operator is of a family that `requires: [multiply-add]`
+  /// (kb/families.yaml, MultiplyAddFamily names it): launched kernels that
+  /// do no multiply-add are flagged.
   bool Gemm = false;
+  std::string MultiplyAddFamily;
   std::string Operator;
 };
 

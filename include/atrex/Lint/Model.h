@@ -93,6 +93,8 @@ struct FunctionNode {
   SourcePos Pos;
   bool HasBody = false;
   bool IsKernel = false;
+  /// A kernel's language (a name of Dsls.def: cuda, triton, flydsl, ...).
+  std::string Dsl;
   bool IsDeviceOnly = false;
   bool IsEntryCandidate = false;
   bool IsTemplateInstance = false;

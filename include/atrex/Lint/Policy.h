@@ -72,6 +72,9 @@ public:
   std::vector<std::string> StreamJoin;     ///< join a side stream back
   /// The analysis mode the policy sets (`mode:`); unset: detected per file.
   std::optional<AnalysisMode> Mode;
+  /// The kernel DSLs a track accepts (`dsl:`, names of Dsls.def); empty:
+  /// any. A launched kernel in another is atrex-kernel-off-dsl.
+  std::vector<std::string> Dsls;
 
   /// The built-in default policy.
   static const Policy &getDefault();

@@ -66,6 +66,8 @@ struct LintSubmission {
   std::vector<std::string> Files;
   std::string Verdict;
   std::vector<std::string> Entries;
+  /// The DSLs of its launched kernels (the report's kernels[].dsl), sorted.
+  std::vector<std::string> KernelDsls;
 };
 llvm::Expected<std::vector<LintSubmission>>
 parseLintReport(llvm::StringRef Name, llvm::StringRef Text);

@@ -70,6 +70,7 @@ struct ProblemScore {
   bool Suspicious = false; ///< gate verdict, or faster than the datasheet floor
   bool DynamicAdopted = false;
   std::string StaticVerdict; ///< lint verdict of the submission ("" unknown)
+  std::vector<std::string> StaticDsls; ///< its launched kernels' DSLs (lint)
   std::optional<double> TMeasuredS;
   std::optional<double> AchievedFlops; ///< flops_total / T_measured
 };
@@ -106,6 +107,10 @@ struct SetScore {
   double DynamicAdoption = 0;
   std::optional<double> StaticAdoption; ///< none without a lint report
   std::optional<double> BothAdoption;
+  /// Per kernel DSL (atrex-lint's kernels[].dsl): the share of problems
+  /// whose submission atrex-lint adopts with launched kernels in that DSL
+  /// (FlyDSL adoption, Triton adoption, ...); empty without a lint report.
+  std::map<std::string, double> DslAdoption;
   unsigned Results = 0, Scored = 0, Suspicious = 0;
   std::vector<OperatorScore> Operators; ///< sorted by name
   std::vector<std::string> Missing;     ///< problem ids without a result

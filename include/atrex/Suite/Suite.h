@@ -88,6 +88,23 @@ struct Rewrite {
   std::string From, To;
 };
 
+/// A track: which kernel DSLs a submission must be written in, on which GPU
+/// it is judged, for which operators (docs/suite.md, "Tracks"). Public: the
+/// release's cards say which DSL each track requires.
+struct Track {
+  std::string Name;
+  std::string Summary;
+  /// Kernel DSLs accepted (names of include/atrex/Lint/Dsls.def): what
+  /// `atrex-lint --dsl` is given for the track.
+  std::vector<std::string> Dsl;
+  std::string Gpu; ///< a GPU of the hardware table
+  /// atrex-lint's policy for the track (a built-in: default, strict).
+  std::string Policy = "default";
+  /// Operators of the track; empty: every operator of the suite.
+  std::vector<std::string> Operators;
+  bool covers(llvm::StringRef Operator) const;
+};
+
 struct Config {
   std::string Path; ///< the file it was read from
   int Version = 0;
@@ -101,6 +118,7 @@ struct Config {
   double MinKernelUs = 0;
   std::vector<std::string> DenyList;
   std::vector<Rewrite> PublicRewrites;
+  std::vector<Track> Tracks;
   std::vector<OperatorConfig> Operators;
   std::vector<ModelConfig> Models;
   std::vector<ApplicationConfig> Applications;
@@ -145,6 +163,7 @@ struct Suite {
   std::string Ops, Specs, Hardware; ///< relative to suite.json's directory
   std::vector<std::string> DenyList;
   std::vector<Rewrite> PublicRewrites;
+  std::vector<Track> Tracks;
   std::vector<OperatorConfig> Operators;
   std::string WeightsSource;
   std::vector<Problem> Problems;
@@ -158,6 +177,11 @@ struct Suite {
 
 /// "K=V,..." in key order.
 std::string shapeString(const Shape &S);
+
+/// Tracks as suite.json and the public bundle write them, and back.
+llvm::json::Object toJSON(const Track &T);
+llvm::json::Array tracksToJSON(const std::vector<Track> &Tracks);
+llvm::Expected<std::vector<Track>> tracksFromJSON(const llvm::json::Array &A);
 
 /// The entry-point shape of a definition shape under `Op`'s mapping.
 llvm::Expected<Shape> entryShape(const OperatorConfig &Op, const Shape &Def);

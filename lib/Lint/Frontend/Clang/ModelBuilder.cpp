@@ -183,6 +183,11 @@ public:
   static bool isKernel(const FunctionDecl *FD) {
     return FD->hasAttr<CUDAGlobalAttr>();
   }
+  /// The DSL of this translation unit's kernels (Dsls.def).
+  const char *kernelDsl() const {
+    return Ctx.getLangOpts().HIP ? "hip" : "cuda";
+  }
+
   static bool isDeviceOnly(const FunctionDecl *FD) {
     return FD->hasAttr<CUDADeviceAttr>() && !FD->hasAttr<CUDAHostAttr>();
   }
@@ -194,6 +199,7 @@ public:
           FD->doesThisDeclarationHaveABody()) {
         FunctionNode &N = node(FD);
         N.IsKernel = true;
+        N.Dsl = kernelDsl();
         N.IsTemplatePattern = true;
         N.HasBody = true;
       }
@@ -207,6 +213,8 @@ public:
     N.Pos = pos(FD->getLocation());
     N.InMainFile = SM.isInMainFile(SM.getExpansionLoc(FD->getLocation()));
     N.IsKernel = isKernel(FD);
+    if (N.IsKernel)
+      N.Dsl = kernelDsl();
     N.IsDeviceOnly = isDeviceOnly(FD);
     if (N.IsKernel || N.IsDeviceOnly) {
       SourcePos B = pos(FD->getBeginLoc()), E = pos(FD->getEndLoc());

@@ -464,13 +464,13 @@ void atrex::lint::flydsl::addEvidence(SubmissionResult &R, StringRef File,
       if (Pos.File == FilePos.File && Pos.Line == 1 && L.Pos.isValid())
         Pos = {FilePos.File, L.Pos.Line, L.Pos.Column};
     }
-    Finding F =
-        note(checks::KernelNoMultiplyAdd, P, Pos, Names,
-             "the operator '" + O.Operator +
-                 "' is a GEMM, and no kernel launched in the trace (" + Names +
-                 ") executes a multiply-add (no MFMA, FMA or dot instruction, "
-                 "no fp multiply with an fp add in its code object): the "
-                 "product is computed elsewhere");
+    Finding F = note(
+        checks::KernelNoMultiplyAdd, P, Pos, Names,
+        "the operator '" + O.Operator + "' is of the '" + O.MultiplyAddFamily +
+            "' family, and no kernel launched in the trace (" + Names +
+            ") executes a multiply-add (no MFMA, FMA or dot instruction, "
+            "no fp multiply with an fp add in its code object): the "
+            "product is computed elsewhere");
     F.Library = "no multiply-add in the launched kernels";
     R.Findings.push_back(std::move(F));
   }

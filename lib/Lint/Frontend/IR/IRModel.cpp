@@ -268,6 +268,8 @@ private:
     N.Pos = pos(nullptr, F);
     N.HasBody = true;
     N.IsKernel = Kernels.count(&F);
+    if (N.IsKernel)
+      N.Dsl = "llvm-ir";
     N.IsDeviceOnly = !N.IsKernel && (F.getCallingConv() != CallingConv::C &&
                                      F.getCallingConv() != CallingConv::Fast);
     // Library code is analysed like the AST analysis treats system headers:

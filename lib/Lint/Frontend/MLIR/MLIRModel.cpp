@@ -76,6 +76,8 @@ Model atrex::lint::buildModelFromMLIR(ModuleOp Module) {
     N.Pos = posOf(Op->getLoc());
     N.HasBody = !Fn.isExternal();
     N.IsKernel = isKernel(Op);
+    if (N.IsKernel)
+      N.Dsl = "mlir-gpu";
     bool InGpuModule = Op->getParentOfType<gpu::GPUModuleOp>() != nullptr;
     N.IsDeviceOnly = InGpuModule && !N.IsKernel;
     auto Sym = dyn_cast<SymbolOpInterface>(Op);
@@ -104,6 +106,7 @@ Model atrex::lint::buildModelFromMLIR(ModuleOp Module) {
         KN.Name = KN.Display = K;
         KN.Pos = S.Pos;
         KN.HasBody = KN.IsKernel = true;
+        KN.Dsl = "mlir-gpu";
         S.Kind = SiteKind::Launch;
         S.Key = S.Name = K;
         N.Sites.push_back(S);

@@ -85,6 +85,7 @@ struct PyFunc {
   PyNode Def; ///< function_definition
   std::vector<PyNode> Decorators;
   bool Triton = false; ///< a kernel (device code: its body is not host code)
+  std::string Dsl;     ///< a kernel's language (Dsls.def)
   /// A kernel that a plain call launches: a TileLang `@tilelang.jit`
   /// function whose own body opens `T.Kernel` (eager style: calling it
   /// compiles and launches it), a cupyx.jit `@rawkernel`.
@@ -798,6 +799,23 @@ static DecoratorKind decoratorKind(StringRef Q) {
   return DecoratorKind::Other;
 }
 
+/// The language of a kernel made by the decorator \p Q (Dsls.def).
+static StringRef kernelDslOf(StringRef Q) {
+  if (Q.starts_with("triton."))
+    return "triton";
+  if (Q.starts_with("cutlass.cute."))
+    return "cute-dsl";
+  if (Q.starts_with("tilelang."))
+    return "tilelang";
+  if (Q.starts_with("tvm."))
+    return "tvm-tir";
+  if (Q.starts_with("flydsl."))
+    return "flydsl";
+  if (Q.starts_with("cupyx."))
+    return "cupy-jit";
+  return "";
+}
+
 bool PythonModelBuilder::opensTileLangKernel(PyNode Body) {
   if (!Body || Body.is("function_definition") || Body.is("class_definition") ||
       Body.is("lambda"))
@@ -822,12 +840,15 @@ void PythonModelBuilder::classifyDecorators(PyFunc &F) {
     PyNode E = D.numNamed() ? D.named(0) : PyNode();
     if (E.text() == "staticmethod")
       F.Static = true;
-    switch (decoratorKind(qualifiedOf(E))) {
+    std::string Q = qualifiedOf(E);
+    switch (decoratorKind(Q)) {
     case DecoratorKind::Kernel:
       F.Triton = true;
+      F.Dsl = kernelDslOf(Q).str();
       break;
     case DecoratorKind::LaunchedKernel:
       F.Triton = F.LaunchOnCall = true;
+      F.Dsl = kernelDslOf(Q).str();
       break;
     case DecoratorKind::TileLangJit:
       Jit = true;
@@ -849,9 +870,10 @@ void PythonModelBuilder::classifyDecorators(PyFunc &F) {
   // (called, it compiles and launches); else host code that builds the
   // `@T.prim_func` it returns (called, it returns the compiled kernel).
   if (Jit && !F.Triton) {
-    if (opensTileLangKernel(F.Def.field("body")))
+    if (opensTileLangKernel(F.Def.field("body"))) {
       F.Triton = F.LaunchOnCall = F.ReturnsOutputs = true;
-    else
+      F.Dsl = "tilelang";
+    } else
       F.JitFactory = true;
   }
 }
@@ -3107,6 +3129,8 @@ void PythonModelBuilder::walkFunction(PyFunc &F) {
   Node.Pos = pos(F.Main ? F.Def : F.Script ? F.Body : F.Def.field("name"));
   Node.HasBody = true;
   Node.IsKernel = F.Triton;
+  if (F.Triton)
+    Node.Dsl = F.Dsl;
   Node.IsDeviceOnly = F.Triton || F.Device;
   if (F.Triton || F.Device)
     return; // device code: tl.* (T.*, cute.*) is the DSL
