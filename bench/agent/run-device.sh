@@ -7,6 +7,7 @@
 # has a trail (kept in /tmp/agent-runs while the machine stays warm, else
 # unpacked from RUNS_TGZ) is resumed. Results: $OUT/runs.tgz (trails,
 # candidates, iteration files; no gate cache), $OUT/log.txt, one report per loop.
+# PROFILE=1 adds --profile (ncu on each passing candidate, the diagnosis).
 #   LOOPS="rms:p0105:examples/sets/naive/rms_norm.cu" ITERATIONS=12 WALL_S=400 \
 #     COMMIT=abc OUT=$OUT bash bench/agent/run-device.sh
 set -uo pipefail
@@ -31,6 +32,8 @@ A=/tmp/ap R=/tmp/agent-runs
           --lint-cache $A/lint-cache --gate /tmp/b/bin/atrex-gate
           --iterations ${ITERATIONS:-12} --wall-seconds ${WALL_S:-400}
           --dropout-after ${DROPOUT_AFTER:-3} --gate-settings "$settings")
+    # PROFILE=1: every passing candidate under Nsight Compute (docs/agent.md).
+    [[ -n ${PROFILE:-} ]] && args+=(--profile)
     if [[ -f $R/$name/trail.jsonl ]]; then args+=(--resume); else args+=(--problem $prob --start $start); fi
     $A/bin/atrex-agent "${args[@]}" > $R/$name.log 2>&1 &
     pids+=($!)

@@ -55,8 +55,11 @@ constexpr const char *kFmul =
     "sm__sass_thread_inst_executed_op_fmul_pred_on.sum";
 constexpr const char *kHmma =
     "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active";
-constexpr const char *kGmma =
-    "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active";
+// Hopper's tensor pipe counted with wgmma (hgmma: fp16/bf16, qgmma: fp8) as
+// ncu 2025.3 names it on the H200 (`ncu --query-metrics`, 2026-12-04;
+// there is no sm__pipe_tensor_op_gmma_cycles_active).
+constexpr const char *kGmma = "sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_"
+                              "cycles_active.avg.pct_of_peak_sustained_active";
 constexpr const char *kLoadBytes =
     "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum";
 constexpr const char *kLoadInst = "smsp__sass_inst_executed_op_global_ld.sum";
@@ -469,8 +472,12 @@ static Error writeProfilePlan(StringRef PlanFile, StringRef Out) {
   json::Object *S = O ? O->getObject("settings") : nullptr;
   if (!S)
     return createStringError(PlanFile + ": a plan without 'settings'");
-  for (const char *K : {"read_only_view", "clean_timing", "memcheck",
-                        "ghost_replay", "clock_check"})
+  // private_network: ncu's injected library reaches the ncu front end over
+  // the loopback; in the worker's private network namespace the profiled
+  // gate hung in setup (H200, 2026-12-04;
+  // bench/results/agent-profile-2026-12-04).
+  for (const char *K : {"read_only_view", "private_network", "clean_timing",
+                        "memcheck", "ghost_replay", "clock_check"})
     (*S)[K] = false;
   return writeFile(Out, formatv("{0:2}", *V).str() + "\n");
 }
