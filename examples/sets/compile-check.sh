@@ -14,7 +14,9 @@
 #   default files: examples/sets/naive/*.cu examples/sets/production/*.cu
 #   env: NVCC (default /usr/local/cuda/bin/nvcc), PYTHON (default python3),
 #        ATREX_REF (default build/runtime/bin/atrex-ref: when present, the
-#        signatures below are checked against it), KEEP=1 keeps the build dir.
+#        signatures below are checked against it), KEEP=1 keeps the build dir,
+#        NVCC_FLAGS: extra flags, as a plan's `nvcc_flags` (e.g. -I of the
+#        production libraries' headers: scripts/fetch-production-libs.sh).
 # Prints one line per file (ok / FAIL with the log's tail) and exits non-zero
 # when any file fails.
 set -uo pipefail
@@ -98,7 +100,7 @@ check_one() { # file -> prints one line, returns status
     -gencode arch=compute_90,code=sm_90 -D_GLIBCXX_USE_CXX11_ABI="$abi" \
     -isystem "$torch/include" -isystem "$torch/include/torch/csrc/api/include" \
     -L"$torch/lib" -lc10 -ltorch_cpu -ltorch_cuda -lc10_cuda -Xlinker "-rpath=$torch/lib" \
-    -o "$dir/sub.so" "$dir/binding.cu" >"$dir/log" 2>&1
+    ${NVCC_FLAGS:-} -o "$dir/sub.so" "$dir/binding.cu" >"$dir/log" 2>&1
   rc=$?
   if [[ $rc -eq 0 ]] && ! nm -D --defined-only "$dir/sub.so" | grep -q ' T atrex_entry_v1$'; then
     echo "atrex_entry_v1 not exported" >>"$dir/log"; rc=1

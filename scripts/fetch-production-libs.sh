@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Fetches the header libraries the production set of examples/sets/production-lib
+# instantiates (issue 20: production baselines built from production kernel
+# libraries, never copied into the project) into the git-ignored .prodlibs/
+# (a dot directory: atrex-lint's include inference skips those, so the
+# repository's own lint tests never pick these copies up; under third_party/
+# test/lint/vendor-cutlass.cu found the real CUTLASS instead of its stub):
+#   .prodlibs/flashinfer/include   FlashInfer's header library (norm, activation,
+#                                    pos_enc, sampling, attention), from PyPI's
+#                                    flashinfer-python wheel (data/include)
+#   .prodlibs/flashinfer/cccl      the CCCL the wheel ships (data/cccl: libcudacxx, cub,
+#                                    thrust; newer than CUDA 13.0's: FlashInfer 0.7's
+#                                    fastdiv needs cuda::fast_mod_div)
+#   .prodlibs/cutlass/include      the CUTLASS headers that wheel ships (data/cutlass)
+# The flags a submission needs: scripts/production-nvcc-flags.sh prints them.
+# Pinned to one version (FLASHINFER_VERSION); idempotent. The GPU machine has no
+# package registry and the device tool carries at most 64 MiB: carry it packed
+# (`tar -C .prodlibs -cJf .prodpack/prodlibs.tar.xz .`, about 64 MB unpacked).
+#   scripts/fetch-production-libs.sh
+#   NVCC_FLAGS="$(scripts/production-nvcc-flags.sh)" examples/sets/compile-check.sh examples/sets/production-lib/*.cu
+set -euo pipefail
+cd "$(dirname "$0")/.."
+V=${FLASHINFER_VERSION:-0.7.4}
+T=.prodlibs
+stamp=$T/flashinfer/.version
+if [[ -f $stamp && $(cat $stamp) == "$V" && -d $T/cutlass/include && -d $T/flashinfer/cccl ]]; then
+  echo "atrex: $T/flashinfer $V present"; exit 0
+fi
+cache=.cache/wheels; mkdir -p "$cache"
+whl=$(ls "$cache"/flashinfer_python-"$V"-*.whl 2>/dev/null | head -1 || true)
+if [[ -z $whl ]]; then
+  python3 -m pip download --quiet --no-deps --dest "$cache" "flashinfer-python==$V"
+  whl=$(ls "$cache"/flashinfer_python-"$V"-*.whl | head -1)
+fi
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+python3 - "$whl" "$tmp" <<'PY'
+import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+for n in z.namelist():
+    if n.startswith(("flashinfer/data/include/", "flashinfer/data/cutlass/include/",
+                     "flashinfer/data/cccl/")):
+        z.extract(n, sys.argv[2])
+PY
+rm -rf $T/flashinfer $T/cutlass; mkdir -p $T/flashinfer $T/cutlass
+mv "$tmp"/flashinfer/data/include $T/flashinfer/include
+mv "$tmp"/flashinfer/data/cccl $T/flashinfer/cccl
+mv "$tmp"/flashinfer/data/cutlass/include $T/cutlass/include
+echo "$V" > $stamp
+echo "atrex: $T/flashinfer/include and $T/cutlass/include from flashinfer-python $V ($(du -sh $T | cut -f1))"
