@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # Prints the nvcc flags that put the production libraries' headers
-# (scripts/fetch-production-libs.sh) on a submission's include path: a plan's
-# `nvcc_flags` for examples/sets/production-lib, or compile-check.sh's NVCC_FLAGS.
-# Absolute paths of this checkout (the gate compiles in its cache directory).
-#   scripts/production-nvcc-flags.sh [--json]
+# (scripts/fetch-production-libs.sh) on a submission's include path: the one
+# list of those directories.
+#   scripts/production-nvcc-flags.sh              absolute -I flags (compile-check.sh's NVCC_FLAGS)
+#   scripts/production-nvcc-flags.sh --json       the same as a JSON array
+#   scripts/production-nvcc-flags.sh --plan-args  --nvcc-flag=-I.prodlibs/... for `atrex suite plan`
+#                                                 (relative to the repository root: run it there)
 set -euo pipefail
-T=$(cd "$(dirname "$0")/.." && pwd)/.prodlibs
-flags=(-I"$T/flashinfer/include" -I"$T/flashinfer/cccl/libcudacxx/include"
-       -I"$T/flashinfer/cccl/cub" -I"$T/flashinfer/cccl/thrust" -I"$T/cutlass/include")
-for f in "${flags[@]}"; do
-  d=${f#-I}; [[ -d $d ]] || { echo "production-nvcc-flags: $d missing: run scripts/fetch-production-libs.sh" >&2; exit 1; }
+root=$(cd "$(dirname "$0")/.." && pwd)
+dirs=(flashinfer/include flashinfer/cccl/libcudacxx/include flashinfer/cccl/cub
+      flashinfer/cccl/thrust cutlass/include)
+flags=()
+for d in "${dirs[@]}"; do
+  [[ -d $root/.prodlibs/$d ]] || {
+    echo "production-nvcc-flags: .prodlibs/$d missing: run scripts/fetch-production-libs.sh" >&2; exit 1; }
+  case ${1:-} in
+    --plan-args) flags+=("--nvcc-flag=-I.prodlibs/$d") ;;
+    *) flags+=("-I$root/.prodlibs/$d") ;;
+  esac
 done
 if [[ ${1:-} == --json ]]; then
   printf '%s\n' "${flags[@]}" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read().split()))'

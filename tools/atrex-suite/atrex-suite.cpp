@@ -65,6 +65,13 @@ static cl::opt<std::string>
     RefList(cl::cat(ToolCat), "ref-list", cl::sub(CheckCmd),
             cl::desc("Write the problems for the reference checks of "
                      "atrex-ref (all-zero / constant outputs) to this file"));
+static cl::list<std::string> NvccFlags(
+    cl::cat(ToolCat), "nvcc-flag", cl::sub(PlanCmd),
+    cl::desc("A flag for every C++ submission's compile (the plan's "
+             "nvcc_flags; repeatable). A relative -I<dir> is rewritten "
+             "relative to the plan's directory, which the gate resolves it "
+             "against"),
+    cl::value_desc("flag"));
 static cl::opt<std::string> SetDir(cl::cat(ToolCat), "set", cl::sub(PlanCmd),
                                    cl::desc("Submission set: <operator>.cu "
                                             "per operator"));
@@ -195,6 +202,27 @@ static int check() {
 }
 
 /// The Python submission format of \p File (suite::pythonSubmissionFormat).
+/// \p Path (absolute, without dots) relative to the directory \p Base
+/// (absolute, without dots): "sets/naive/x.cu", "../../examples/x.cu".
+static std::string relativeTo(StringRef Path, StringRef Base) {
+  SmallVector<StringRef> P, B;
+  for (auto I = sys::path::begin(Path), E = sys::path::end(Path); I != E; ++I)
+    P.push_back(*I);
+  for (auto I = sys::path::begin(Base), E = sys::path::end(Base); I != E; ++I)
+    B.push_back(*I);
+  size_t Common = 0;
+  while (Common < P.size() && Common < B.size() && P[Common] == B[Common])
+    ++Common;
+  if (Common == 0) // nothing shared (another root): keep it absolute
+    return Path.str();
+  SmallString<256> Out;
+  for (size_t I = Common; I < B.size(); ++I)
+    sys::path::append(Out, "..");
+  for (size_t I = Common; I < P.size(); ++I)
+    sys::path::append(Out, P[I]);
+  return Out.empty() ? std::string(".") : std::string(Out);
+}
+
 static std::string pythonFormat(StringRef File) {
   auto Buf = MemoryBuffer::getFile(File);
   if (!Buf)
@@ -321,10 +349,9 @@ static int plan() {
         {"name", SetName + "/" + Op}, {"operator", Op}, {"lang", Lang}};
     if (Lang == "python")
       Sub["format"] = pythonFormat(Source);
-    std::string Rel = std::string(Source);
-    StringRef Prefix = PlanDir;
-    if (StringRef(Rel).starts_with(Prefix.rtrim('/').str() + "/"))
-      Rel = Rel.substr(Prefix.rtrim('/').size() + 1);
+    // Relative to the plan's directory (the gate resolves it there): the plan
+    // and the set travel together (to the GPU machine, a fleet node).
+    std::string Rel = relativeTo(Source, PlanDir);
     llvm::stable_sort(Entries, [](const Entry &A, const Entry &B) {
       return A.Weight != B.Weight ? A.Weight > B.Weight : A.Id < B.Id;
     });
@@ -336,6 +363,22 @@ static int plan() {
     for (Entry &E : Entries)
       List.push_back(std::move(E.Problem));
     Sub["source"] = Rel;
+    if (Lang != "python" && !NvccFlags.empty()) {
+      json::Array Flags;
+      for (const std::string &F : NvccFlags) {
+        StringRef Dir = StringRef(F).drop_front(2);
+        if (StringRef(F).starts_with("-I") && !Dir.empty() &&
+            !sys::path::is_absolute(Dir)) {
+          SmallString<256> Abs(Dir);
+          sys::fs::make_absolute(Abs);
+          sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+          Flags.push_back("-I" + relativeTo(Abs, PlanDir));
+        } else {
+          Flags.push_back(F);
+        }
+      }
+      Sub["nvcc_flags"] = std::move(Flags);
+    }
     Sub["problems"] = std::move(List);
     Submissions.push_back(std::move(Sub));
   }

@@ -233,8 +233,17 @@ Plan parsePlan(const Json &j, const std::string &path) {
       }
       sub.expectedVerdict = js.getString("expected_verdict", "");
       if (const Json *f = js.get("nvcc_flags"))
-        for (const Json &flag : f->asArray())
-          sub.extraFlags.push_back(flag.asString());
+        for (const Json &flag : f->asArray()) {
+          // A relative -I<dir> resolves against the plan's directory, as
+          // `source` does (the gate compiles in its cache directory).
+          std::string fl = flag.asString();
+          if (fl.size() > 2 && fl.compare(0, 2, "-I") == 0 &&
+              fs::path(fl.substr(2)).is_relative())
+            fl =
+                "-I" +
+                (fs::path(plan.dir) / fl.substr(2)).lexically_normal().string();
+          sub.extraFlags.push_back(fl);
+        }
       const Json *probs = js.get("problems");
       if (!probs || !probs->isArray() || probs->size() == 0)
         planError(path, where + ".problems", "must be a non-empty array");

@@ -392,6 +392,21 @@ TEST(Plan, ParsesAndResolvesPaths) {
   EXPECT_EQ(p.settings.gapSleepCycles, 100000);
 }
 
+// A relative -I in nvcc_flags resolves against the plan's directory, as the
+// source does; other flags and absolute directories are kept.
+TEST(Plan, ResolvesRelativeIncludeFlags) {
+  Plan p = parsePlan(Json::parse(R"({
+    "schema": "atrex-gate-plan/1",
+    "submissions": [{"source": "sets/a.cu", "operator": "rms_norm",
+      "nvcc_flags": ["-I../.prodlibs/inc", "-I/abs/inc", "-lineinfo", "-I"],
+      "problems": [{"shape": {"T": 1, "H": 128}}]}]})"),
+                     "/work/plans/p.json");
+  ASSERT_EQ(p.submissions.size(), 1u);
+  EXPECT_EQ(p.submissions[0].extraFlags,
+            (std::vector<std::string>{"-I/work/.prodlibs/inc", "-I/abs/inc",
+                                      "-lineinfo", "-I"}));
+}
+
 TEST(Plan, ShardsPartitionUnits) {
   Plan p = parsePlan(Json::parse(kPlan), "p.json");
   EXPECT_EQ(allUnits(p).size(), 5u);
