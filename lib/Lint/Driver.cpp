@@ -529,8 +529,10 @@ namespace {
 class RecordingPrinter : public TextDiagnosticPrinter {
 public:
   RecordingPrinter(raw_ostream &OS, DiagnosticOptions &Opts,
-                   std::vector<std::string> &Errors)
-      : TextDiagnosticPrinter(OS, Opts), Errors(Errors) {}
+                   std::vector<std::string> &Errors,
+                   std::vector<std::string> &LibraryErrors)
+      : TextDiagnosticPrinter(OS, Opts), Errors(Errors),
+        LibraryErrors(LibraryErrors) {}
   void HandleDiagnostic(DiagnosticsEngine::Level L,
                         const Diagnostic &Info) override {
     TextDiagnosticPrinter::HandleDiagnostic(L, Info);
@@ -549,13 +551,24 @@ public:
     }
     std::string E = Where + "error: " + std::string(Msg);
     StringRef M = Msg;
-    if (M.ends_with("file not found"))
+    if (M.ends_with("file not found")) {
       E += " (" + missingHint(M) + ")";
+    } else if (L == DiagnosticsEngine::Error && Info.hasSourceManager() &&
+               Info.getLocation().isValid() &&
+               Info.getSourceManager().isInSystemHeader(
+                   Info.getSourceManager().getExpansionLoc(
+                       Info.getLocation()))) {
+      // Inside a system header (a library: -isystem, the toolkit): kept
+      // apart; parseOnce decides whether they alone stand in the way.
+      LibraryErrors.push_back(std::move(E));
+      return;
+    }
     Errors.push_back(std::move(E));
   }
 
 private:
   std::vector<std::string> &Errors;
+  std::vector<std::string> &LibraryErrors;
 };
 
 class LintActionFactory : public FrontendActionFactory {
@@ -1513,7 +1526,8 @@ static void parseOnce(StringRef File, const CompilationDatabase &DB,
   DiagOpts.ShowColors = Color;
   // Sources from Python files carry #line directives to the Python lines.
   DiagOpts.ShowPresumedLoc = Content.has_value();
-  RecordingPrinter Printer(OS, DiagOpts, M.Errors);
+  std::vector<std::string> LibraryErrors;
+  RecordingPrinter Printer(OS, DiagOpts, M.Errors, LibraryErrors);
   ClangTool Tool(DB, {File.str()});
   if (Content) {
     // A source extracted from a Python file: parsed from memory.
@@ -1558,6 +1572,24 @@ static void parseOnce(StringRef File, const CompilationDatabase &DB,
     if (M.Errors.empty())
       RC = 0;
   }
+  // Errors inside system headers only (library code that nvcc compiles and
+  // clang rejects, e.g. a dependent template call without `template` in an
+  // instantiation the submission caused): the submission's own code parsed,
+  // what it defines, launches and calls is intact: a note. With any error in
+  // the file's own code they stay errors (the verdict is unknown as before).
+  if (OK && !LibraryErrors.empty()) {
+    if (M.Errors.empty()) {
+      OS << File << ": note: " << LibraryErrors.size()
+         << " compiler error(s) inside system headers (library code clang "
+            "rejects where nvcc does not); the file's own code was analysed "
+            "[atrex-library-errors]\n";
+      M.LibraryErrors = std::move(LibraryErrors);
+      RC = 0;
+    } else {
+      M.Errors.insert(M.Errors.end(), LibraryErrors.begin(),
+                      LibraryErrors.end());
+    }
+  }
   if (!OK) {
     M.Errors.push_back(File.str() +
                        ": error: the analysis crashed on this file");
@@ -1579,6 +1611,8 @@ void Model::merge(Model &&O) {
   Errors.insert(Errors.end(), O.Errors.begin(), O.Errors.end());
   DeviceErrors.insert(DeviceErrors.end(), O.DeviceErrors.begin(),
                       O.DeviceErrors.end());
+  LibraryErrors.insert(LibraryErrors.end(), O.LibraryErrors.begin(),
+                       O.LibraryErrors.end());
   DeviceBodies.insert(DeviceBodies.end(), O.DeviceBodies.begin(),
                       O.DeviceBodies.end());
   Unconditional.insert(Unconditional.end(), O.Unconditional.begin(),

@@ -138,6 +138,9 @@ struct Model {
   /// Compiler errors inside device bodies (clang and nvcc disagree on some
   /// device code): reported, but the verdict stands on the host side.
   std::vector<std::string> DeviceErrors;
+  /// Compiler errors inside system headers, when the file's own code had
+  /// none: reported as a note, the verdict stands on the file's own code.
+  std::vector<std::string> LibraryErrors;
   /// Built from C++ source (the Clang AST): what it includes is known, so a
   /// unit with no harness entry can be told to be library code.
   bool FromSource = false;
