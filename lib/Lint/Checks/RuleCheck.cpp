@@ -30,11 +30,18 @@ public:
       const Site &S = *RS.S;
       if (S.Dead)
         continue;
-      if (S.Kind == SiteKind::Launch || S.Kind == SiteKind::Unresolved)
+      if (S.Kind == SiteKind::Unresolved)
         continue;
       if (Ctx.target(S))
         continue; // the submission's own code: followed, not matched
       const SymbolRule *R = Ctx.P.match(S.Name, S.DeclFile, S.Device);
+      // A launch of a library's own kernel (a __global__ template of a
+      // header library on a system path, e.g. FlashInfer's
+      // act_and_mul_kernel<<<...>>>) is judged like a call of it, by
+      // delegation rules only: a launch is never glue or evasion by name.
+      if (S.Kind == SiteKind::Launch &&
+          (!R || R->Action != RuleAction::Delegate))
+        continue;
       // Allowed glue reports (as a note, by default) when its rule names a
       // check; other allowed symbols are silent.
       if (!R || R->Check != Name)
@@ -76,6 +83,8 @@ private:
       return "reference to '" + S.Name + "'";
     case SiteKind::VarRef:
       return "use of '" + S.Name + "'";
+    case SiteKind::Launch:
+      return "launch of '" + S.Name + "'";
     default:
       return "call to '" + S.Name + "'";
     }
