@@ -1494,7 +1494,12 @@ static void parseOne(StringRef File, const CompilationDatabase &DB,
       }
       M = std::move(Try);
       Rendered += Notes + Text;
-      if (!M.Errors.empty() && !Content) {
+      // Errors inside system headers only (a note) still mean an
+      // instantiation the file caused failed, and with it the calls inside
+      // it (pytorch-labs/applied-ai's cutlass_kernel.cu: CUTLASS's static
+      // asserts, then no GemmUniversalAdapter call in the AST): the names
+      // in the text count as for a file that did not compile.
+      if ((!M.Errors.empty() || !M.LibraryErrors.empty()) && !Content) {
         SmallString<256> Abs(File);
         sys::fs::make_absolute(Abs);
         M.TextEvidence = nameEvidence(sourceText(File), Abs, P, M);
