@@ -4,7 +4,7 @@
 # libraries, never copied into the project) into the git-ignored .prodlibs/
 # (a dot directory: atrex-lint's include inference skips those, so the
 # repository's own lint tests never pick these copies up; under third_party/
-# test/lint/vendor-cutlass.cu found the real CUTLASS instead of its stub):
+# test/lint/vendor-cutlass.cu found the real CUTLASS instead of its stand-in header):
 #   .prodlibs/flashinfer/include   FlashInfer's header library (norm, activation,
 #                                    pos_enc, sampling, attention), from PyPI's
 #                                    flashinfer-python wheel (data/include)

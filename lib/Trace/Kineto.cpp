@@ -927,6 +927,19 @@ static bool isWs(char C) {
   return C == ' ' || C == '\n' || C == '\r' || C == '\t';
 }
 
+/// Past the separator of two events at \p Q (white space, a comma, white
+/// space): the offset of the next event's '{', or npos.
+static size_t nextEventAfter(const char *B, size_t Q, size_t Size) {
+  while (Q < Size && isWs(B[Q]))
+    ++Q;
+  if (Q >= Size || B[Q] != ',')
+    return StringRef::npos;
+  ++Q;
+  while (Q < Size && isWs(B[Q]))
+    ++Q;
+  return Q < Size && B[Q] == '{' ? Q : StringRef::npos;
+}
+
 void FastBlockReader::parsePart(FastPart &Part, StringRef Text,
                                 uint64_t Offset) {
   const char *Base = Text.data(), *End = Text.end();
@@ -961,14 +974,8 @@ void FastBlockReader::parsePart(FastPart &Part, StringRef Text,
     size_t Q = FE.pos() - Base;
     Part.LastEnd = Q;
     // The separator: white space, a comma, white space, the next object.
-    while (Q < Size && isWs(Base[Q]))
-      ++Q;
-    if (Q >= Size || Base[Q] != ',')
-      return;
-    ++Q;
-    while (Q < Size && isWs(Base[Q]))
-      ++Q;
-    if (Q >= Size || Base[Q] != '{')
+    Q = nextEventAfter(Base, Q, Size);
+    if (Q == StringRef::npos)
       return;
     P = Q;
   }
@@ -1029,15 +1036,8 @@ Expected<BlockResult> FastBlockReader::run(StringRef Text, uint64_t Offset) {
       I = Text.find('}', I);
       if (I == StringRef::npos || I >= To)
         break;
-      size_t J = I + 1;
-      while (J < Size && isWs(Text[J]))
-        ++J;
-      if (J >= Size || Text[J] != ',')
-        continue;
-      ++J;
-      while (J < Size && isWs(Text[J]))
-        ++J;
-      if (J < Size && Text[J] == '{') {
+      size_t J = nextEventAfter(Text.data(), I + 1, Size);
+      if (J != StringRef::npos) {
         At = J;
         break;
       }

@@ -320,7 +320,7 @@ int main(int argc, char **argv) {
                              OperatorOpt.c_str(), Fam.c_str()));
     Fly.Operator = OperatorOpt;
     for (const OperatorFamily *F : Of)
-      if (is_contained(F->Requires, "multiply-add")) {
+      if (is_contained(F->Requires, atrex::MultiplyAddRequirement)) {
         Fly.Gemm = true;
         Fly.MultiplyAddFamily = F->Name;
       }

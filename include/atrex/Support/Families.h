@@ -25,8 +25,10 @@ struct OperatorFamily {
   std::vector<std::string> Requires;
 };
 
+/// Launched kernels must execute multiply-adds (atrex-kernel-no-multiply-add).
+inline constexpr const char *MultiplyAddRequirement = "multiply-add";
 /// The requirement names a family may list under `requires`.
-inline constexpr const char *FamilyRequirements[] = {"multiply-add"};
+inline constexpr const char *FamilyRequirements[] = {MultiplyAddRequirement};
 
 /// Reads \p Path (`families: [{name, summary, operators, requires}]`): an
 /// error names the file and what is wrong (a malformed document, an empty
