@@ -11,7 +11,9 @@
 #                  warm: skipped when /tmp/b was built from the same COMMIT); nlohmann-json and
 #                  CLI11 from .debs/ (scripts/fetch-device-debs.sh) where the machine lacks them
 # compile-SET      atrex-gate --compile-only --jobs 16 of bench/sets/plan-suite-SET.json into
-#                  the cache /tmp/gate-cache (SET: naive, production)
+#                  the cache /tmp/gate-cache (SET: naive, production, production-lib; the
+#                  production-lib set needs FlashInfer's headers: .prodlibs/, or carried packed as
+#                  .prodpack/prodlibs.tar.xz, unpacked here: examples/sets/production-lib/README.md)
 # suite-SET        the whole default suite (327 problems) for SET, default path (worker
 #                  batches), cache warm; --resume across calls; wall time in the log
 # perunit-SET      the same plan with --worker-per-unit, shard 0/$PERUNIT_SHARDS (the same
@@ -70,14 +72,17 @@ PY
       echo "build: $((SECONDS - t0)) s (${rtinc:-nlohmann-json and CLI11 from the system})"
     fi
   fi
-  for s in naive production; do
+  if [[ $STEPS == *production-lib* && ! -d .prodlibs/flashinfer && -f .prodpack/prodlibs.tar.xz ]]; then
+    mkdir -p .prodlibs && xz -dc .prodpack/prodlibs.tar.xz | tar -C .prodlibs -xf - && echo "prodlibs: unpacked"
+  fi
+  for s in naive production production-lib; do
     if has compile-$s; then
       echo "== compile $s $(date -u +%T)"; t0=$SECONDS
       run 200 $G --quiet --compile-only --jobs 16 --plan bench/sets/plan-suite-$s.json --out /tmp/none.jsonl
       echo "compile-$s: rc $?, $((SECONDS - t0)) s"
     fi
   done
-  for s in naive production; do
+  for s in naive production production-lib; do
     if has suite-$s; then
       echo "== suite $s $(date -u +%T)"; t0=$SECONDS
       run ${SUITE_S:-400} $G --resume --plan bench/sets/plan-suite-$s.json --out /tmp/suite-$s.jsonl

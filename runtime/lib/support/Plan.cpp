@@ -235,13 +235,15 @@ Plan parsePlan(const Json &j, const std::string &path) {
       if (const Json *f = js.get("nvcc_flags"))
         for (const Json &flag : f->asArray()) {
           // A relative -I<dir> resolves against the plan's directory, as
-          // `source` does (the gate compiles in its cache directory).
+          // `source` does, and is made absolute: nvcc runs in the gate's
+          // cache directory, where a path relative to the working directory
+          // of the gate names nothing (the H200 run of 2026-12-04).
           std::string fl = flag.asString();
           if (fl.size() > 2 && fl.compare(0, 2, "-I") == 0 &&
               fs::path(fl.substr(2)).is_relative())
-            fl =
-                "-I" +
-                (fs::path(plan.dir) / fl.substr(2)).lexically_normal().string();
+            fl = "-I" + fs::absolute(fs::path(plan.dir) / fl.substr(2))
+                            .lexically_normal()
+                            .string();
           sub.extraFlags.push_back(fl);
         }
       const Json *probs = js.get("problems");

@@ -407,6 +407,22 @@ TEST(Plan, ResolvesRelativeIncludeFlags) {
                                       "-lineinfo", "-I"}));
 }
 
+// A plan named by a relative path gives absolute include directories: nvcc
+// runs in the gate's cache directory, not where the gate was started.
+TEST(Plan, IncludeFlagsOfARelativePlanAreAbsolute) {
+  Plan p = parsePlan(Json::parse(R"({
+    "schema": "atrex-gate-plan/1",
+    "submissions": [{"source": "a.cu", "operator": "rms_norm",
+      "nvcc_flags": ["-I../../.prodlibs/inc"],
+      "problems": [{"shape": {"T": 1, "H": 128}}]}]})"),
+                     "bench/sets/p.json");
+  ASSERT_EQ(p.submissions[0].extraFlags.size(), 1u);
+  EXPECT_EQ(p.submissions[0].extraFlags[0],
+            "-I" + (std::filesystem::current_path() / ".prodlibs/inc")
+                       .lexically_normal()
+                       .string());
+}
+
 TEST(Plan, ShardsPartitionUnits) {
   Plan p = parsePlan(Json::parse(kPlan), "p.json");
   EXPECT_EQ(allUnits(p).size(), 5u);
