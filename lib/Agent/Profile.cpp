@@ -681,6 +681,32 @@ struct Combined {
 };
 } // namespace
 
+namespace {
+struct DirectionInfo {
+  const char *Name, *Summary;
+};
+constexpr DirectionInfo kDirections[] = {
+#define ATREX_DIRECTION(ID, NAME, SUMMARY) {NAME, SUMMARY},
+#include "atrex/Agent/Directions.def"
+};
+} // namespace
+
+bool direction::isKnown(StringRef Name) { return !summary(Name).empty(); }
+
+StringRef direction::summary(StringRef Name) {
+  for (const DirectionInfo &D : kDirections)
+    if (Name == D.Name)
+      return D.Summary;
+  return "";
+}
+
+std::vector<StringRef> direction::all() {
+  std::vector<StringRef> Out;
+  for (const DirectionInfo &D : kDirections)
+    Out.push_back(D.Name);
+  return Out;
+}
+
 static std::string limiterSuggestion(const Measures &M) {
   std::string N = M.BlocksPerSm ? fmt(*M.BlocksPerSm, 0) : "?";
   if (M.OccupancyLimiter == "registers")
@@ -910,13 +936,20 @@ Diagnosis diagnose(const Problem &P, const Profile &Prof,
 
   // Suggestions.
   auto &Sg = D.Suggestions;
-  auto Add = [&](std::string S) {
-    if (!is_contained(Sg, S))
-      Sg.push_back(std::move(S));
+  // Each suggestion names its direction (Directions.def; none for the
+  // remarks on the roofline and the metrics).
+  namespace Dn = direction;
+  auto Add = [&](std::string S, const char *Dir) {
+    if (S.empty() || is_contained(Sg, S))
+      return;
+    Sg.push_back(std::move(S));
+    if (Dir && !is_contained(D.Directions, Dir))
+      D.Directions.push_back(Dir);
   };
   if (D.NearRoofline)
     Add("within " + fmt((1 - *M.RooflineFraction) * 100, 0) +
-        "% of the roofline: little left to gain on this problem");
+            "% of the roofline: little left to gain on this problem",
+        nullptr);
   std::string Fuse =
       formatv("fuse the kernels: {0} per call, the intermediate stays on "
               "chip and the launches go",
@@ -933,79 +966,97 @@ Diagnosis diagnose(const Problem &P, const Profile &Prof,
               : "";
   StringRef Primary = D.Bottleneck;
   if (Primary == B::kTooManyKernels) {
-    Add(Fuse);
+    Add(Fuse, Dn::kFuse);
     Add("the gate's median is " + Us(*M.GateMedianS) + " us, the kernels " +
-        Us(*M.TimePerCallS) +
-        " us: remove the host work and launches "
-        "between them");
+            Us(*M.TimePerCallS) +
+            " us: remove the host work and launches "
+            "between them",
+        Dn::kFuse);
   } else if (Primary == B::kLaunchLatency) {
     Add("the kernel takes " + Us(*M.TimePerCallS) +
-        " us against a latency floor of " +
-        (P.TFloorS > 0 ? Us(P.TFloorS) : std::string("a few")) +
-        " us: one launch, no serial passes over the data");
+            " us against a latency floor of " +
+            (P.TFloorS > 0 ? Us(P.TFloorS) : std::string("a few")) +
+            " us: one launch, no serial passes over the data",
+        Dn::kFewerLaunches);
     if (ManyKernels)
-      Add(Fuse);
+      Add(Fuse, Dn::kFuse);
   } else if (Primary == B::kTensorCores) {
     Add("use tensor cores (mma.sync/WMMA, or wgmma on Hopper) for the "
-        "matrix FLOPs: the tensor pipe is idle");
+        "matrix FLOPs: the tensor pipe is idle",
+        Dn::kTensorCores);
     Add("tile through shared memory with cp.async double buffering to feed "
-        "the tensor cores");
+        "the tensor cores",
+        Dn::kPipelineStages);
     if (SmallGrid)
       Add("split-K / more CTAs for the skinny GEMM: the grid fills " +
-          fmt(*M.Waves) + " of a wave");
+              fmt(*M.Waves) + " of a wave",
+          Dn::kMoreCtas);
   } else if (Primary == B::kMemoryBandwidth) {
     if (Excess && *Excess >= T.ExcessBytes)
       Add("cut DRAM traffic: " + fmt(*Excess) +
-          "x the semantic bytes move; read each input once, keep reused "
-          "data on chip, fuse passes");
+              "x the semantic bytes move; read each input once, keep reused "
+              "data on chip, fuse passes",
+          Dn::kFewerBytes);
     if (NarrowLoads)
-      Add(Vector);
+      Add(Vector, Dn::kWiderLoads);
     if (NearPeak)
-      Add("DRAM is near its peak: only fewer bytes make it faster");
+      Add("DRAM is near its peak: only fewer bytes make it faster",
+          Dn::kFewerBytes);
     else
       Add("more bytes in flight per SM: unroll, issue several 128-bit loads "
-          "before their use, keep every SM busy");
+          "before their use, keep every SM busy",
+          Dn::kMoreInFlight);
   } else if (Primary == B::kCompute) {
     if (MatrixWork && !TensorIdle && M.TensorPipePct)
       Add("the tensor pipe is busy: larger tiles, more stages, wgmma + TMA "
-          "on Hopper");
+          "on Hopper",
+          Dn::kLargerTiles);
     if (M.Fp32FlopsPerCall && P.Flops > 0 &&
         *M.Fp32FlopsPerCall >= T.RedundantFlops * P.Flops)
       Add("redundant arithmetic: " + fmt(*M.Fp32FlopsPerCall / P.Flops) +
-          "x the semantic FLOPs execute; hoist recomputed values");
+              "x the semantic FLOPs execute; hoist recomputed values",
+          Dn::kFewerInstructions);
     if (TopStall == "math_pipe_throttle")
-      Add("cheaper math: exp2f/__expf, rsqrtf, packed bf16x2 instructions");
-    Add("fewer instructions per element: hoist index arithmetic, unroll");
+      Add("cheaper math: exp2f/__expf, rsqrtf, packed bf16x2 instructions",
+          Dn::kFewerInstructions);
+    Add("fewer instructions per element: hoist index arithmetic, unroll",
+        Dn::kFewerInstructions);
   } else if (Primary == B::kMemoryLatency || Primary == B::kLatency) {
     if (LowOcc && M.BlocksPerSm)
-      Add(limiterSuggestion(M));
+      Add(limiterSuggestion(M), Dn::kRaiseOccupancy);
     if (Primary == B::kMemoryLatency)
       Add("hide memory latency: more independent loads in flight per thread "
-          "(unroll, 128-bit loads, cp.async prefetch)");
+          "(unroll, 128-bit loads, cp.async prefetch)",
+          Dn::kMoreInFlight);
     if (NarrowLoads)
-      Add(Vector);
+      Add(Vector, Dn::kWiderLoads);
     if (SmallGrid)
-      Add(Grid);
+      Add(Grid, Dn::kMoreCtas);
     if (TopStall == "barrier")
-      Add("fewer block-wide barriers: warp shuffles for reductions");
+      Add("fewer block-wide barriers: warp shuffles for reductions",
+          Dn::kFewerBarriers);
     if (TopStall == "short_scoreboard" || TopStall == "mio_throttle")
       Add("shared memory is the limit: fewer round trips, pad against bank "
-          "conflicts, ldmatrix");
+          "conflicts, ldmatrix",
+          Dn::kSharedMemory);
     if (Sg.empty() || (Sg.size() == 1 && D.NearRoofline))
       Add("more work in flight: more CTAs or more independent work per "
-          "thread");
+          "thread",
+          Dn::kMoreInFlight);
   } else {
     Add("ncu gave neither DRAM nor SM throughput: check the metrics "
-        "(--ncu-metrics) and ncu's version");
+        "(--ncu-metrics) and ncu's version",
+        nullptr);
   }
   // What the other classes that hold add.
   if (ManyKernels && Primary != B::kTooManyKernels)
-    Add(Fuse);
+    Add(Fuse, Dn::kFuse);
   if (is_contained(D.Secondary, B::kTensorCores))
     Add("use tensor cores (mma.sync/WMMA, or wgmma on Hopper) for the "
-        "matrix FLOPs: the tensor pipe is idle");
+        "matrix FLOPs: the tensor pipe is idle",
+        Dn::kTensorCores);
   if (LowOcc && M.BlocksPerSm && Primary == B::kMemoryBandwidth && !NearPeak)
-    Add(limiterSuggestion(M));
+    Add(limiterSuggestion(M), Dn::kRaiseOccupancy);
 
   // Terms for the knowledge base.
   auto &Kb = D.KbTerms;
@@ -1253,6 +1304,7 @@ json::Object toJSON(const Diagnosis &D) {
                       {"summary", D.Summary},
                       {"evidence", strings(D.Evidence)},
                       {"suggestions", strings(D.Suggestions)},
+                      {"directions", strings(D.Directions)},
                       {"secondary", strings(D.Secondary)},
                       {"kb_terms", strings(D.KbTerms)},
                       {"query", D.query()},
@@ -1271,6 +1323,7 @@ Expected<Diagnosis> diagnosisFromJSON(const json::Object &O) {
   D.Summary = O.getString("summary").value_or("").str();
   D.Evidence = strings(O, "evidence");
   D.Suggestions = strings(O, "suggestions");
+  D.Directions = strings(O, "directions"); // none in diagnoses before them
   D.Secondary = strings(O, "secondary");
   D.KbTerms = strings(O, "kb_terms");
   if (const json::Object *M = O.getObject("measures")) {

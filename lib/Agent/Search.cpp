@@ -11,6 +11,12 @@
 //    knobs;
 //  - the focus family's default configuration when the best kernel is not
 //    of that family;
+//  - with --profile, the directions of the best kernel's diagnosis, in
+//    their order: the knob moves its template ties to each direction
+//    (`atrex-direction`, one position, then two, ...), or, where its
+//    template has none for a direction, the default of another family that
+//    answers it as a whole (`atrex-direction: tensor-cores` of the WMMA
+//    family: a SIMT best whose tensor pipe is idle switches family);
 //  - else the neighbourhood of the best configuration, nearest first: one
 //    knob moved one position in its value list (up before down), then two
 //    knobs moved together, then one knob moved 2, 3, ... positions,
@@ -23,6 +29,7 @@
 
 #include "atrex/Agent/Backend.h"
 #include "atrex/Agent/Process.h"
+#include "atrex/Agent/Profile.h"
 #include "atrex/Agent/Templates.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -135,6 +142,64 @@ public:
                                 "): its default configuration"
                           : "no template kernel yet: the focus family's "
                             "default configuration");
+    }
+    // The directions of the best kernel's diagnosis, in their order.
+    if (BestT && C.Best.Profile) {
+      std::vector<std::string> Dirs;
+      if (const json::Array *A = C.Best.Profile->getArray("directions"))
+        for (const json::Value &V : *A)
+          if (auto S = V.getAsString())
+            Dirs.push_back(S->str());
+      for (const std::string &Dir : Dirs) {
+        std::string Because = "the diagnosis of the best kernel (iteration " +
+                              std::to_string(C.Best.Iteration) + "): " + Dir +
+                              " (" + direction::summary(Dir).str() + ")";
+        auto It = BestT->Directions.find(Dir);
+        if (It == BestT->Directions.end()) {
+          // Another family that answers the direction as a whole.
+          for (const KernelTemplate &T : Templates) {
+            auto F = T.Directions.find(Dir);
+            if (&T == BestT || F == T.Directions.end() || !F->second.empty())
+              continue;
+            auto Ok = Fresh(T, T.Defaults);
+            if (!Ok)
+              return Ok.takeError();
+            if (*Ok)
+              return Emit(T, T.Defaults, "",
+                          Because + ": family " + T.Family +
+                              " answers it, its default configuration");
+          }
+          continue;
+        }
+        size_t MaxSteps = 0;
+        for (const auto &[PName, Sign] : It->second)
+          MaxSteps = std::max(MaxSteps, BestT->param(PName)->Values.size());
+        for (size_t K = 1; K < MaxSteps; ++K)
+          for (const auto &[PName, Sign] : It->second) {
+            const TemplateParam *P = BestT->param(PName);
+            int V = BestInfo->Params.count(PName) ? BestInfo->Params.at(PName)
+                                                  : BestT->Defaults.at(PName);
+            auto Pos = std::find(P->Values.begin(), P->Values.end(), V);
+            if (Pos == P->Values.end())
+              continue;
+            long NewPos = (Pos - P->Values.begin()) + Sign * long(K);
+            if (NewPos < 0 || NewPos >= long(P->Values.size()))
+              continue;
+            Config Cfg = BestInfo->Params;
+            Cfg[PName] = P->Values[NewPos];
+            auto Ok = Fresh(*BestT, Cfg);
+            if (!Ok)
+              return Ok.takeError();
+            if (!*Ok)
+              continue;
+            Step = static_cast<unsigned>(K);
+            return Emit(*BestT, Cfg, PName + (Sign > 0 ? "+" : "-"),
+                        Because + ": move " + PName + " to " +
+                            std::to_string(P->Values[NewPos]) +
+                            " from the best (" +
+                            configText(*BestT, BestInfo->Params) + ")");
+          }
+      }
     }
     // The neighbourhood of the best configuration, nearest first.
     if (BestT) {

@@ -6,6 +6,7 @@
 
 #include "atrex/Agent/Templates.h"
 #include "atrex/Agent/Process.h"
+#include "atrex/Agent/Profile.h"
 #include "atrex/Suite/Expr.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -165,6 +166,27 @@ Expected<KernelTemplate> parseTemplate(StringRef Path, StringRef Text,
       for (StringRef N : ArrayRef(Parts).drop_front())
         Names.push_back(N.str());
       T.Focus[Parts[0].str()] = std::move(Names);
+    } else if (Key == "direction") {
+      SmallVector<StringRef, 8> Parts;
+      Rest.split(Parts, ' ', -1, false);
+      if (Parts.empty())
+        return createStringError(
+            Where + ": atrex-direction needs NAME [PARAM+|PARAM-...]");
+      if (!direction::isKnown(Parts[0]))
+        return createStringError(Where + ": unknown direction '" + Parts[0] +
+                                 "' (known: " + join(direction::all(), ", ") +
+                                 ")");
+      if (T.Directions.count(Parts[0].str()))
+        return createStringError(Where + ": direction '" + Parts[0] +
+                                 "' declared twice");
+      auto &Moves = T.Directions[Parts[0].str()];
+      for (StringRef M : ArrayRef(Parts).drop_front()) {
+        int Sign = M.consume_back("+") ? 1 : M.consume_back("-") ? -1 : 0;
+        if (!Sign)
+          return createStringError(Where + ": '" + M +
+                                   "' needs a sign: PARAM+ or PARAM-");
+        Moves.push_back({M.str(), Sign});
+      }
     } else if (Key == "search") {
       return createStringError(Where + ": a template has no atrex-search line "
                                        "(that marks an instance)");
@@ -183,6 +205,11 @@ Expected<KernelTemplate> parseTemplate(StringRef Path, StringRef Text,
       if (!T.param(N))
         return createStringError(Path + ": atrex-focus " + Regime + " names '" +
                                  N + "', not a param");
+  for (const auto &[Dir, Moves] : T.Directions)
+    for (const auto &[N, Sign] : Moves)
+      if (!T.param(N))
+        return createStringError(Path + ": atrex-direction " + Dir +
+                                 " names '" + N + "', not a param");
   for (const auto &[K, V] : T.Defaults)
     if (!T.param(K))
       return createStringError(Path + ": atrex-default sets '" + K +

@@ -108,6 +108,20 @@ inline constexpr const char *kLatency = "latency";
 inline constexpr const char *kUnclassified = "unclassified";
 } // namespace bottleneck
 
+/// The optimisation directions (Directions.def), spelled once: a
+/// diagnosis's `directions`, a template's `atrex-direction`.
+namespace direction {
+#define ATREX_DIRECTION(ID, NAME, SUMMARY)                                     \
+  inline constexpr const char *k##ID = NAME;
+#include "atrex/Agent/Directions.def"
+/// Whether \p Name is a direction of Directions.def.
+bool isKnown(llvm::StringRef Name);
+/// Its one-line summary ("" for an unknown name).
+llvm::StringRef summary(llvm::StringRef Name);
+/// Every direction's name, in the order of Directions.def.
+std::vector<llvm::StringRef> all();
+} // namespace direction
+
 /// The numbers the diagnosis is made of (none where a metric is missing).
 struct Measures {
   std::optional<double> TimePerCallS; ///< own kernels' time per call
@@ -136,6 +150,9 @@ struct Diagnosis {
   std::string Summary; ///< one line: "profile: ..."
   std::vector<std::string> Evidence;
   std::vector<std::string> Suggestions;
+  /// The directions of the suggestions (direction::k...), in their order,
+  /// each once: what the search backend moves knobs for.
+  std::vector<std::string> Directions;
   std::vector<std::string> Secondary; ///< other classes that hold
   /// Terms for the knowledge base (KbQuery::Terms, `atrex agent kb query`).
   std::vector<std::string> KbTerms;

@@ -11,6 +11,10 @@
 //   // atrex-default: BM=128 ...           (the family's starting point)
 //   // atrex-require: BM % (16 * WM) == 0  (integer expressions, Suite/Expr.h)
 //   // atrex-focus: compute STAGES BN ...  (params first explored per regime)
+//   // atrex-direction: wider-loads VEC+   (knobs, each with the sign that
+//                                           answers a diagnosis direction,
+//                                           Directions.def; no knob: the
+//                                           family as a whole answers it)
 //
 // An instance is the template with `#define NAME VALUE` lines and a first
 // line `// atrex-search: <op>/<family> NAME=VALUE ...` that says where it
@@ -49,6 +53,9 @@ struct KernelTemplate {
   std::vector<std::string> Requires;
   /// Regime ("memory", "compute") -> params explored first.
   std::map<std::string, std::vector<std::string>> Focus;
+  /// Direction (Directions.def) -> the knob moves that answer it (param,
+  /// +1 up its value list or -1 down); an empty list: the family itself.
+  std::map<std::string, std::vector<std::pair<std::string, int>>> Directions;
   std::string Body; ///< the file's text
 
   const TemplateParam *param(llvm::StringRef Name) const;

@@ -9,6 +9,10 @@
 // atrex-require: (BN * BK) % 256 == 0
 // atrex-focus: compute BM BN BK
 // atrex-focus: memory BK BM BN
+// atrex-direction: fewer-bytes BM+ BN+
+// atrex-direction: more-ctas BM- BN-
+// atrex-direction: raise-occupancy BM- BN-
+// atrex-direction: more-in-flight BK+
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAException.h>

@@ -14,6 +14,13 @@
 // atrex-require: STAGES * (BM + BN) * (BK + 8) * 2 <= 160000
 // atrex-focus: compute STAGES BN BM WN WM BK
 // atrex-focus: memory STAGES BK BM BN WM WN
+// atrex-direction: tensor-cores
+// atrex-direction: pipeline-stages STAGES+
+// atrex-direction: larger-tiles BM+ BN+
+// atrex-direction: fewer-bytes BM+ BN+
+// atrex-direction: more-in-flight STAGES+
+// atrex-direction: more-ctas BM- BN-
+// atrex-direction: raise-occupancy STAGES- BM-
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAException.h>

@@ -8,6 +8,10 @@
 // atrex-require: WARPS * TOK <= 32
 // atrex-focus: memory VEC TOK WARPS
 // atrex-focus: compute WARPS TOK VEC
+// atrex-direction: wider-loads VEC+
+// atrex-direction: more-in-flight TOK+ VEC+
+// atrex-direction: raise-occupancy WARPS-
+// atrex-direction: fewer-barriers WARPS-
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAException.h>

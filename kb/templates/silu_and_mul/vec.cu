@@ -6,6 +6,10 @@
 // atrex-default: BLOCK=256 VEC=1
 // atrex-focus: memory VEC BLOCK
 // atrex-focus: compute BLOCK VEC
+// atrex-direction: wider-loads VEC+
+// atrex-direction: more-in-flight VEC+
+// atrex-direction: more-ctas BLOCK-
+// atrex-direction: raise-occupancy BLOCK-
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAException.h>

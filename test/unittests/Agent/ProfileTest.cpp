@@ -14,6 +14,8 @@
 
 #include "gtest/gtest.h"
 
+#include <set>
+
 using namespace llvm;
 using namespace atrex::agent;
 namespace protocol = atrex::rt::protocol;
@@ -346,6 +348,8 @@ TEST(Diagnose, JsonRoundTrip) {
   EXPECT_EQ(D2->Summary, D.Summary);
   EXPECT_EQ(D2->Evidence, D.Evidence);
   EXPECT_EQ(D2->Suggestions, D.Suggestions);
+  EXPECT_FALSE(D.Directions.empty());
+  EXPECT_EQ(D2->Directions, D.Directions);
   EXPECT_EQ(D2->KbTerms, D.KbTerms);
   EXPECT_EQ(D2->query(), D.query());
   EXPECT_NEAR(*D2->M.TimePerCallS, *D.M.TimePerCallS, 1e-15);
@@ -387,3 +391,21 @@ TEST(Diagnose, LoopStateCarriesTheProfileToHistoryAndBest) {
 }
 
 } // namespace
+
+// Every direction a diagnosis names is one of Directions.def, each once, and
+// a suggestion with a direction adds it in the suggestions' order.
+TEST(Diagnose, DirectionsAreRegisteredAndInOrder) {
+  for (StringRef N : direction::all())
+    EXPECT_FALSE(direction::summary(N).empty()) << N.str();
+  EXPECT_FALSE(direction::isKnown("wider-load"));
+  Problem P = problem(1e8, 0, 500e6);
+  Profile Prof = profile(900e-6, {{kDram, 12}, {kSm, 8}, {kLong, 40}});
+  Diagnosis D = diagnose(P, Prof, 950.0);
+  EXPECT_FALSE(D.Directions.empty());
+  std::set<std::string> Seen;
+  for (const std::string &Dn : D.Directions) {
+    EXPECT_TRUE(direction::isKnown(Dn)) << Dn;
+    EXPECT_TRUE(Seen.insert(Dn).second) << Dn << " twice";
+  }
+  EXPECT_LE(D.Directions.size(), D.Suggestions.size());
+}
