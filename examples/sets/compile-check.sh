@@ -13,8 +13,8 @@
 # usage: examples/sets/compile-check.sh [-j N] [FILE.cu ...]
 #   default files: examples/sets/naive/*.cu examples/sets/production/*.cu
 #   env: NVCC (default /usr/local/cuda/bin/nvcc), PYTHON (default python3),
-#        ATREX_REF (default build/runtime/bin/atrex-ref: when present, the
-#        signatures below are checked against it), KEEP=1 keeps the build dir,
+#        ATREX_SPECS (default suites/atrex-serve/suite.specs.json: the entry
+#        signatures), KEEP=1 keeps the build dir,
 #        NVCC_FLAGS: extra flags, as a plan's `nvcc_flags` (e.g. -I of the
 #        production libraries' headers: scripts/fetch-production-libs.sh).
 # Prints one line per file (ok / FAIL with the log's tail) and exits non-zero
@@ -31,26 +31,18 @@ if [[ ${#files[@]} -eq 0 ]]; then
 fi
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 PYTHON=${PYTHON:-python3}
-ATREX_REF=${ATREX_REF:-$root/build/runtime/bin/atrex-ref}
 torch=$("$PYTHON" -c 'import os, torch; print(os.path.dirname(torch.__file__))') || {
   echo "compile-check: cannot import torch with $PYTHON" >&2; exit 2; }
 abi=$("$PYTHON" -c 'import torch; print(int(torch._C._GLIBCXX_USE_CXX11_ABI))')
 
-# Entry signatures (atrex-ref --op NAME --signature).
-declare -A SIG=(
-  [rms_norm]='void rms_norm(torch::Tensor& out, const torch::Tensor& x, const torch::Tensor& w, double eps)'
-  [fused_add_rms_norm]='void fused_add_rms_norm(torch::Tensor& x, torch::Tensor& residual, const torch::Tensor& w, double eps)'
-  [silu_and_mul]='void silu_and_mul(torch::Tensor& out, const torch::Tensor& x)'
-  [rotary_embedding]='void rotary_embedding(const torch::Tensor& positions, torch::Tensor& query, torch::Tensor& key, int64_t head_size, const torch::Tensor& cos_sin_cache, bool is_neox)'
-  [per_token_group_quant_fp8]='void per_token_group_quant_fp8(torch::Tensor& out_q, torch::Tensor& out_s, const torch::Tensor& x, int64_t group_size, double eps)'
-  [topk_softmax]='void topk_softmax(torch::Tensor& topk_weights, torch::Tensor& topk_ids, const torch::Tensor& gating_output, bool renormalize)'
-  [gemm_bf16]='void gemm_bf16(torch::Tensor& out, const torch::Tensor& x, const torch::Tensor& w)'
-  [fp8_blockscale_gemm]='void fp8_blockscale_gemm(torch::Tensor& out, const torch::Tensor& xq, const torch::Tensor& sx, const torch::Tensor& wq, const torch::Tensor& sw)'
-  [paged_attention_decode]='void paged_attention_decode(torch::Tensor& out, const torch::Tensor& query, const torch::Tensor& key_cache, const torch::Tensor& value_cache, const torch::Tensor& block_tables, const torch::Tensor& context_lens, double scale)'
-  [flash_attention_prefill]='void flash_attention_prefill(torch::Tensor& out, const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, const torch::Tensor& cu_seqlens, int64_t max_seqlen, double scale)'
-  [fused_moe]='void fused_moe(torch::Tensor& out, const torch::Tensor& x, const torch::Tensor& w1, const torch::Tensor& w2, const torch::Tensor& topk_weights, const torch::Tensor& topk_ids)'
-  [fp8_blockscale_fused_moe]='void fp8_blockscale_fused_moe(torch::Tensor& out, const torch::Tensor& x, const torch::Tensor& w1q, const torch::Tensor& w1s, const torch::Tensor& w2q, const torch::Tensor& w2s, const torch::Tensor& topk_weights, const torch::Tensor& topk_ids)'
-)
+# Entry signatures: the committed snapshot of every operator's entry
+# (suites/atrex-serve/suite.specs.json, `atrex-ref --list-json`, kept fresh by
+# test/suite/specs-snapshot.test), never a list of its own here.
+SPECS=${ATREX_SPECS:-$root/suites/atrex-serve/suite.specs.json}
+sig_of() { # op -> its signature, or nothing
+  "$PYTHON" -c 'import json, sys
+print({s["name"]: s["signature"] for s in json.load(open(sys.argv[1]))}.get(sys.argv[2], ""))' "$SPECS" "$1"
+}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/atrex-sets-cc.XXXXXX")
 [[ ${KEEP:-0} == 1 ]] || trap 'rm -rf "$work"' EXIT
@@ -86,12 +78,8 @@ check_one() { # file -> prints one line, returns status
   f=$(cd "$(dirname "$f")" && pwd)/$(basename "$f")
   op=$(basename "$f" .cu)
   name=$(basename "$(dirname "$f")")/$op
-  sig=${SIG[$op]:-}
-  if [[ -z $sig ]]; then echo "FAIL $name: no operator named '$op'"; return 1; fi
-  if [[ -x $ATREX_REF ]]; then
-    local ref; ref=$("$ATREX_REF" --op "$op" --signature 2>&1)
-    if [[ $ref != "$sig" ]]; then echo "FAIL $name: signature table out of date: atrex-ref says '$ref'"; return 1; fi
-  fi
+  sig=$(sig_of "$op")
+  if [[ -z $sig ]]; then echo "FAIL $name: no operator named '$op' in $SPECS"; return 1; fi
   dir=$work/${name//\//_}; mkdir -p "$dir"
   cp "$f" "$dir/submission.cu"
   binding "$op" "$sig" "$dir/submission.cu" >"$dir/binding.cu"
@@ -114,14 +102,12 @@ check_one() { # file -> prints one line, returns status
   fi
   return $rc
 }
-export -f check_one binding
-export work NVCC torch abi ATREX_REF
-export SIG_DUMP
-SIG_DUMP=$(declare -p SIG)
+export -f check_one binding sig_of
+export work NVCC torch abi SPECS PYTHON
 
 fail=0
 results=$(printf '%s\0' "${files[@]}" |
-  xargs -0 -n1 -P "$jobs" bash -c 'eval "$SIG_DUMP"; check_one "$1"' _)
+  xargs -0 -n1 -P "$jobs" bash -c 'check_one "$1"' _)
 echo "$results"
 nfail=$(grep -c '^FAIL' <<<"$results")
 nok=$(grep -c '^ok' <<<"$results")

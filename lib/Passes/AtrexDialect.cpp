@@ -198,23 +198,28 @@ LogicalResult verifyPortAttribute(Operation *op, unsigned index, bool isResult,
     return success();
   }
   if (name == "atrex.access") {
+    const std::string kinds = std::string("\"") + access::kRows + "\", \"" +
+                              access::kPaged + "\", \"" + access::kSlots +
+                              "\" or \"" + access::kCarried + "\"";
     auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
     auto kind = dict ? dict.getAs<StringAttr>("kind") : nullptr;
     if (!kind)
       return error(op, name)
-             << "must be a dictionary with a 'kind' (\"rows\" or \"paged\")";
+             << "must be a dictionary with a 'kind' (" << kinds << ")";
     if (auto ranked = dyn_cast_or_null<RankedTensorType>(type);
         ranked && ranked.getRank() < 2)
       return error(op, name) << "needs a tensor of rank >= 2";
     if (isa_and_nonnull<IntegerType, FloatType, IndexType>(type))
       return error(op, name) << "needs a tensor of rank >= 2";
-    if (kind.getValue() == "rows")
+    if (kind.getValue() == access::kRows || kind.getValue() == access::kSlots)
       return checkDict(op, name, dict, {"kind", "index"}, {"index"}, {}, func);
-    if (kind.getValue() == "paged")
+    if (kind.getValue() == access::kPaged)
       return checkDict(op, name, dict, {"kind", "table", "lengths"},
                        {"table", "lengths"}, {}, func);
+    if (kind.getValue() == access::kCarried)
+      return checkDict(op, name, dict, {"kind"}, {}, {}, func);
     return error(op, name) << "has an unknown kind '" << kind.getValue()
-                           << "' (expected \"rows\" or \"paged\")";
+                           << "' (expected " << kinds << ")";
   }
   return error(op, name) << "is not an annotation of "
                          << (isResult ? "results" : "arguments")

@@ -413,12 +413,12 @@ llvm::Expected<ArgumentBytes> argumentBytes(func::FuncOp func, unsigned index,
   uint64_t width = elementBytes(elementType);
   arg.bytes = elements * width;
 
-  DictionaryAttr access =
+  DictionaryAttr accessAttr =
       isResult ? func.getResultAttrOfType<DictionaryAttr>(index, "atrex.access")
                : func.getArgAttrOfType<DictionaryAttr>(index, "atrex.access");
-  if (!access)
+  if (!accessAttr)
     return arg;
-  auto kind = access.getAs<StringAttr>("kind");
+  auto kind = accessAttr.getAs<StringAttr>("kind");
   if (!kind || shape.size() < 2)
     return makeLocatedError(func.getLoc(),
                             kPass + "atrex.access of '" + arg.name +
@@ -434,9 +434,40 @@ llvm::Expected<ArgumentBytes> argumentBytes(func::FuncOp func, unsigned index,
     rows.insert(row);
     return llvm::Error::success();
   };
-  if (kind.getValue() == "rows") {
+  if (kind.getValue() == access::kCarried) {
+    arg.access = kind.str();
+    arg.bytes = 0;
+    return arg;
+  }
+  if (kind.getValue() == access::kSlots) {
+    // Dimensions 0 and 1 are one axis of slots; negative slots touch nothing.
+    auto indexName = accessAttr.getAs<StringAttr>("index");
+    if (!indexName)
+      return makeLocatedError(func.getLoc(), kPass +
+                                                 "atrex.access 'slots' of '" +
+                                                 arg.name + "' needs 'index'");
+    auto fact = counter.factFor(indexName.getValue(), func.getLoc());
+    if (!fact)
+      return fact.takeError();
+    int64_t slots = shape[0] * shape[1];
+    std::set<int64_t> used;
+    for (int64_t slot : fact->values) {
+      if (slot < 0)
+        continue;
+      if (slot >= slots)
+        return makeLocatedError(
+            func.getLoc(), kPass + "facts reference slot " + llvm::Twine(slot) +
+                               " of '" + arg.name + "', outside [0, " +
+                               llvm::Twine(slots) + ")");
+      used.insert(slot);
+    }
+    arg.access = kind.str();
+    arg.bytes = slots ? used.size() * (arg.bytes / slots) : 0;
+    return arg;
+  }
+  if (kind.getValue() == access::kRows) {
     // The leading dimension is indexed by the values of another argument.
-    auto indexName = access.getAs<StringAttr>("index");
+    auto indexName = accessAttr.getAs<StringAttr>("index");
     if (!indexName)
       return makeLocatedError(func.getLoc(), kPass +
                                                  "atrex.access 'rows' of '" +
@@ -447,11 +478,11 @@ llvm::Expected<ArgumentBytes> argumentBytes(func::FuncOp func, unsigned index,
     for (int64_t row : fact->values)
       if (auto err = checkRow(row))
         return err;
-  } else if (kind.getValue() == "paged") {
+  } else if (kind.getValue() == access::kPaged) {
     // Dimension 0 counts pages, dimension 1 the tokens of a page; sequence b
     // references the first ceil(lengths[b] / page) entries of table row b.
-    auto tableName = access.getAs<StringAttr>("table");
-    auto lengthsName = access.getAs<StringAttr>("lengths");
+    auto tableName = accessAttr.getAs<StringAttr>("table");
+    auto lengthsName = accessAttr.getAs<StringAttr>("lengths");
     if (!tableName || !lengthsName)
       return makeLocatedError(func.getLoc(),
                               kPass + "atrex.access 'paged' of '" + arg.name +

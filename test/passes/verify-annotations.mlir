@@ -35,7 +35,7 @@ func.func @f(%x: tensor<4xf32> {atrex.name = 3 : i64}) -> tensor<4xf32>
 
 // -----
 
-// expected-error @+1 {{atrex-verify: 'atrex.access' has an unknown kind 'pages' (expected "rows" or "paged")}}
+// expected-error @+1 {{atrex-verify: 'atrex.access' has an unknown kind 'pages' (expected "rows", "paged", "slots" or "carried")}}
 func.func @f(%x: tensor<4x4xf32> {atrex.name = "x", atrex.dims = [4, 4],
                                   atrex.access = {kind = "pages", table = "t", lengths = "l"}})
     -> tensor<4x4xf32> attributes {atrex.operator = "f"} {
@@ -47,6 +47,25 @@ func.func @f(%x: tensor<4x4xf32> {atrex.name = "x", atrex.dims = [4, 4],
 // expected-error @+1 {{atrex-verify: 'atrex.access' 'index' names 'ids', which is no argument of 'f'}}
 func.func @f(%x: tensor<4x4xf32> {atrex.name = "x", atrex.dims = [4, 4],
                                   atrex.access = {kind = "rows", index = "ids"}})
+    -> tensor<4x4xf32> attributes {atrex.operator = "f"} {
+  return %x : tensor<4x4xf32>
+}
+
+// -----
+
+// A slot mapping names its index; a carried destination takes nothing else.
+// expected-error @+1 {{atrex-verify: 'atrex.access' needs 'index'}}
+func.func @f(%x: tensor<4x4xf32> {atrex.name = "x", atrex.dims = [4, 4],
+                                  atrex.access = {kind = "slots"}})
+    -> tensor<4x4xf32> attributes {atrex.operator = "f"} {
+  return %x : tensor<4x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{atrex-verify: 'atrex.access' has an unknown key 'index'}}
+func.func @f(%x: tensor<4x4xf32> {atrex.name = "x", atrex.dims = [4, 4],
+                                  atrex.access = {kind = "carried", index = "x"}})
     -> tensor<4x4xf32> attributes {atrex.operator = "f"} {
   return %x : tensor<4x4xf32>
 }

@@ -125,12 +125,28 @@ private:
 // Semantic work
 //===----------------------------------------------------------------------===//
 
+/// The kinds of `atrex.access` (docs/semantic-work.md), spelled once: the
+/// dialect's verifier and the byte counting both read them here.
+namespace access {
+/// Dimension 0 indexed by the values of `index` (expert ids, positions).
+inline constexpr const char *kRows = "rows";
+/// Pages of a paged cache: `table` rows, the first ceil(`lengths` / BS).
+inline constexpr const char *kPaged = "paged";
+/// Dimensions 0 and 1 as one slot axis (page * BS + offset) indexed by the
+/// non-negative values of `index` (a KV-cache write's slot mapping; -1
+/// marks a padding token, which touches nothing).
+inline constexpr const char *kSlots = "slots";
+/// An in-place destination whose old contents the operator does not read
+/// (only the part it updates is written, counted on the result): 0 bytes.
+inline constexpr const char *kCarried = "carried";
+} // namespace access
+
 struct ArgumentBytes {
   std::string name;
   std::string role; // "input" or "output"
   std::string dtype;
   uint64_t bytes = 0;
-  /// "dense", or how the referenced part was determined ("paged", "rows").
+  /// "dense", or how the referenced part was determined (access::k...).
   std::string access = "dense";
 };
 
