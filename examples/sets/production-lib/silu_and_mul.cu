@@ -1,10 +1,15 @@
-// Production baseline for silu_and_mul: FlashInfer's act_and_mul_kernel
-// (flashinfer/activation.cuh) instantiated with SiLU and launched as
-// FlashInfer's own launcher does (csrc/activation.cu: one block per token,
-// 16-byte vectors where d allows, up to 1024 threads). Headers:
-// scripts/fetch-production-libs.sh. Dynamic verdict: the kernel is compiled in
-// this translation unit (own by attribution); statically, FlashInfer's
-// template is named: the production set is scored in the baseline mode.
+// Production baseline for silu_and_mul: FlashInfer's act_and_mul kernels
+// (flashinfer/activation.cuh) instantiated with SiLU and launched with the
+// launch rule of FlashInfer 0.7.4's JIT launcher (flashinfer/jit/activation.py
+// of the wheel): the widest vector that divides d, blocks of at most 256
+// threads (the kernels' __launch_bounds__), one block per token, and for
+// fewer than 2 tokens per SM each row split over several blocks
+// (act_and_mul_split_kernel, 2 loads in flight per thread where a thread has
+// 2 or more vectors). No programmatic dependent launch (the gate times the
+// call alone). Headers: scripts/fetch-production-libs.sh. Dynamic verdict:
+// the kernels are compiled in this translation unit (own by attribution);
+// statically, FlashInfer's templates are named: the production set is scored
+// in the baseline mode.
 #include <torch/all.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <flashinfer/activation.cuh>
@@ -12,11 +17,39 @@
 namespace {
 __device__ __forceinline__ float silu(const float &v) { return v / (1.0f + __expf(-v)); }
 
+uint32_t divUp(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
 template <uint32_t Vec>
 void launch(__nv_bfloat16 *out, const __nv_bfloat16 *in, int d, int64_t tokens, cudaStream_t s) {
-  dim3 grid(tokens), block(std::min<uint32_t>(d / Vec, 1024u));
-  flashinfer::activation::act_and_mul_kernel<__nv_bfloat16, silu, Vec>
-      <<<grid, block, 0, s>>>(out, in, d);
+  static int sms = [] {
+    int dev = 0, n = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev);
+    return n;
+  }();
+  const uint32_t vecs = d / Vec;
+  const uint32_t block = std::min<uint32_t>(vecs, 256u);
+  uint32_t split = 1;
+  bool unroll = false;
+  if (vecs > 0 && tokens < 2 * sms) {
+    // About 2 blocks per SM, up to 4 while a thread has more than 2 vectors,
+    // never less than one vector per thread.
+    const uint32_t rows = static_cast<uint32_t>(tokens);
+    const uint32_t spread = 2 * sms / rows;
+    const uint32_t fit = std::min(divUp(vecs, 2 * block), 4u * sms / rows);
+    split = std::min(std::max(spread, fit), divUp(vecs, block));
+    unroll = divUp(vecs, block * split) >= 2;
+  }
+  if (split == 1 && !unroll) {
+    flashinfer::activation::act_and_mul_kernel<__nv_bfloat16, silu, Vec>
+        <<<dim3(tokens), dim3(block), 0, s>>>(out, in, d);
+  } else if (unroll) {
+    flashinfer::activation::act_and_mul_split_kernel<__nv_bfloat16, silu, Vec, 2>
+        <<<dim3(tokens * split), dim3(block), 0, s>>>(out, in, d, split);
+  } else {
+    flashinfer::activation::act_and_mul_split_kernel<__nv_bfloat16, silu, Vec, 1>
+        <<<dim3(tokens * split), dim3(block), 0, s>>>(out, in, d, split);
+  }
 }
 } // namespace
 
