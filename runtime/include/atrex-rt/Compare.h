@@ -73,7 +73,8 @@ bool zerosWouldPass(const double *ref, size_t n, const Tolerance &tol);
 
 // True when some constant output would pass against `ref`: tries 0, the mean
 // (the constant of least L2 error, hence of least relative norm) and the
-// median (least L1 error). `constant` receives the one that passed.
+// median (least L1 error); for a one-element `ref` only 0 (its mean and median
+// are the reference itself). `constant` receives the one that passed.
 bool constantWouldPass(const double *ref, size_t n, const Tolerance &tol,
                        double *constant = nullptr);
 

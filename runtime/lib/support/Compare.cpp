@@ -153,7 +153,14 @@ bool constantWouldPass(const double *ref, size_t n, const Tolerance &tol,
   std::vector<double> sorted(ref, ref + n);
   std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.end());
   std::vector<double> c(n);
-  for (double v : {0.0, sum / static_cast<double>(n), sorted[n / 2]}) {
+  // The mean and the median of a single element are the element itself: a
+  // one-element output (a count, a total) is judged by the zero constant only.
+  std::vector<double> candidates = {0.0};
+  if (n > 1) {
+    candidates.push_back(sum / static_cast<double>(n));
+    candidates.push_back(sorted[n / 2]);
+  }
+  for (double v : candidates) {
     if (!std::isfinite(v))
       continue;
     std::fill(c.begin(), c.end(), v);

@@ -570,6 +570,12 @@ TEST(Compare, ConstantWouldPass) {
   for (size_t i = 0; i < varied.size(); ++i)
     varied[i] = std::sin(static_cast<double>(i)) * 3.0 + 5.0;
   EXPECT_FALSE(constantWouldPass(varied.data(), varied.size(), tol));
+  // A one-element output (moe_align_block_size's num_tokens_post_pad) is
+  // its own mean: only the zero constant counts.
+  std::vector<double> one = {56.0}, zero = {0.0};
+  EXPECT_FALSE(constantWouldPass(one.data(), one.size(), tol));
+  EXPECT_TRUE(constantWouldPass(zero.data(), zero.size(), tol, &c));
+  EXPECT_EQ(c, 0.0);
 }
 
 TEST(Compare, MismatchFractionKeepsTheNormAndNonFiniteChecks) {
