@@ -26,6 +26,8 @@ def main():
     ap.add_argument("-o", "--out", required=True)
     a = ap.parse_args()
     rows = json.load(open(a.roofline))
+    # The entry's shape keys only (atrex-roofline's shape also has derived symbols).
+    keys = {o["name"]: o["shape_keys"] for o in json.load(open("suites/atrex-serve/suite.specs.json"))}
     settings = json.load(open(a.settings))["settings"]
     out_dir = os.path.dirname(os.path.abspath(a.out))
     subs = []
@@ -33,7 +35,10 @@ def main():
         src = os.path.join("examples", "sets", a.set, op + ".cu")
         if not os.path.exists(src):
             sys.exit(f"plan-examples: {src}: no such file")
-        probs = [{"id": f"{op}/{r['problem']}", "shape": r["shape"],
+        if any(k not in r["shape"] for r in rows if r["operator"] == op for k in keys[op]):
+            sys.exit(f"plan-examples: an entry key of '{op}' is not a definition symbol "
+                     "(derived keys are not supported): leave it out")
+        probs = [{"id": f"{op}/{r['problem']}", "shape": {k: r["shape"][k] for k in keys[op]},
                   "floor_s": r["t_roofline_datasheet_s"], "extra": {"phase": r["phase"]}}
                  for r in rows if r["operator"] == op]
         if not probs:
