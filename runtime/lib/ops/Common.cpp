@@ -122,6 +122,25 @@ at::Tensor dequantBlock128(const at::Tensor &q, const at::Tensor &s) {
   return (qf * s.reshape({-1, r / 128, 1, c / 128, 1})).reshape(sizes);
 }
 
+at::Tensor distinctBlockTables(Gen &g, int64_t b, int64_t maxBlocks,
+                               int64_t nb) {
+  at::Tensor pool = g.randperm(nb - 1) + 1;
+  return pool.narrow(0, 0, b * maxBlocks)
+      .reshape({b, maxBlocks})
+      .to(at::kInt)
+      .contiguous();
+}
+
+at::Tensor pagedRows(const at::Tensor &cache, const at::Tensor &tableRow,
+                     int64_t n, int64_t bs) {
+  int64_t nblk = (n + bs - 1) / bs;
+  std::vector<int64_t> rows(cache.sizes().begin() + 1, cache.sizes().end());
+  rows[0] = nblk * bs;
+  return cache.index_select(0, tableRow.narrow(0, 0, nblk).to(at::kLong))
+      .reshape(rows)
+      .narrow(0, 0, n);
+}
+
 at::Tensor rmsNormF32(const at::Tensor &xf, const at::Tensor &w, double eps) {
   at::Tensor var = xf.pow(2).mean(-1, /*keepdim=*/true);
   return xf * at::rsqrt(var + eps) * w.to(at::kFloat);

@@ -137,6 +137,16 @@ at::Tensor rmsNormF32(const at::Tensor &xf, const at::Tensor &w, double eps);
 at::Tensor ropeNeox(const at::Tensor &x, int64_t heads, int64_t d,
                     const at::Tensor &cos, const at::Tensor &sin);
 
+/// Block tables of a paged KV cache of nb pages: b sequences of maxBlocks
+/// pages each, every sequence on distinct pages of a shuffled pool (page 0
+/// unused), int32 [b, maxBlocks].
+at::Tensor distinctBlockTables(Gen &g, int64_t b, int64_t maxBlocks,
+                               int64_t nb);
+/// The first n token rows of a sequence in a paged cache [NB, BS, ...] whose
+/// pages `tableRow` lists: [n, ...], the cache's dtype.
+at::Tensor pagedRows(const at::Tensor &cache, const at::Tensor &tableRow,
+                     int64_t n, int64_t bs);
+
 /// Router: softmax over random logits, top-k, renormalized (Mixtral style).
 std::pair<at::Tensor, at::Tensor> randomRouting(Gen &g, int64_t t, int64_t e,
                                                 int64_t k);

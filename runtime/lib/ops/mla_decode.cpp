@@ -25,12 +25,7 @@ TensorMap generate(Gen &g, const OpSpec &spec, const ShapeMap &shape) {
   if (b > 1)
     lens.index_put_({b - 1}, 1);
   m["context_lens"] = lens.to(at::kInt).contiguous();
-  // Every sequence gets distinct blocks from a shuffled pool (block 0 unused).
-  at::Tensor pool = g.randperm(nb - 1) + 1;
-  m["block_tables"] = pool.narrow(0, 0, b * maxBlocks)
-                          .reshape({b, maxBlocks})
-                          .to(at::kInt)
-                          .contiguous();
+  m["block_tables"] = distinctBlockTables(g, b, maxBlocks, nb);
   // DeepSeek-V3's softmax scale, 192^-0.5 times the YaRN mscale^2
   // (0.1 ln 40 + 1)^2: 0.1352 at L + R = 576, where unit q and cache rows give
   // logits of standard deviation 3.2 (peaked rows, exp() must be stabilized);
@@ -50,11 +45,8 @@ TensorMap reference(const OpSpec &, const ShapeMap &shape,
   const at::Tensor &qn = get(in, "q_nope"), &qp = get(in, "q_pe");
   at::Tensor o = at::empty({b, h, lat}, qn.options().dtype(at::kFloat));
   for (int64_t i = 0; i < b; ++i) {
-    int64_t n = lens[i].item<int64_t>(), nblk = (n + bs - 1) / bs;
-    at::Tensor blocks = tables[i].narrow(0, 0, nblk);
-    at::Tensor rows = f32(kv.index_select(0, blocks)
-                              .reshape({nblk * bs, lat + rope})
-                              .narrow(0, 0, n)); // [n, L+R]
+    int64_t n = lens[i].item<int64_t>();
+    at::Tensor rows = f32(pagedRows(kv, tables[i], n, bs)); // [n, L+R]
     at::Tensor c = rows.narrow(1, 0, lat), kpe = rows.narrow(1, lat, rope);
     at::Tensor sc =
         (at::matmul(f32(qn[i]), c.t()) + at::matmul(f32(qp[i]), kpe.t())) *

@@ -23,12 +23,7 @@ TensorMap generate(Gen &g, const OpSpec &spec, const ShapeMap &shape) {
   at::Tensor lens = g.randint(1, l + 1, {b});
   lens.index_put_({0}, l);
   m["context_lens"] = lens.to(at::kInt).contiguous();
-  // Every sequence gets distinct blocks from a shuffled pool (block 0 unused).
-  at::Tensor pool = g.randperm(nb - 1) + 1;
-  m["block_tables"] = pool.narrow(0, 0, b * maxBlocks)
-                          .reshape({b, maxBlocks})
-                          .to(at::kInt)
-                          .contiguous();
+  m["block_tables"] = distinctBlockTables(g, b, maxBlocks, nb);
   m["scale"] = scalarF64(1.0 / std::sqrt(double(d)));
   return m;
 }
@@ -44,12 +39,9 @@ TensorMap reference(const OpSpec &, const ShapeMap &shape,
   const at::Tensor &q = get(in, "query");
   at::Tensor o = at::empty({b, hq, d}, q.options().dtype(at::kFloat));
   for (int64_t i = 0; i < b; ++i) {
-    int64_t n = lens[i].item<int64_t>(), nblk = (n + bs - 1) / bs;
-    at::Tensor blocks = tables[i].narrow(0, 0, nblk);
-    at::Tensor k = f32(
-        kc.index_select(0, blocks).reshape({nblk * bs, hk, d}).narrow(0, 0, n));
-    at::Tensor v = f32(
-        vc.index_select(0, blocks).reshape({nblk * bs, hk, d}).narrow(0, 0, n));
+    int64_t n = lens[i].item<int64_t>();
+    at::Tensor k = f32(pagedRows(kc, tables[i], n, bs)); // [n, Hk, D]
+    at::Tensor v = f32(pagedRows(vc, tables[i], n, bs));
     k = k.repeat_interleave(hq / hk, 1).permute({1, 2, 0});       // [Hq, D, n]
     v = v.repeat_interleave(hq / hk, 1).permute({1, 0, 2});       // [Hq, n, D]
     at::Tensor s = at::matmul(f32(q[i]).unsqueeze(1), k) * scale; // [Hq, 1, n]
