@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "OpImpl.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -139,6 +140,17 @@ at::Tensor pagedRows(const at::Tensor &cache, const at::Tensor &tableRow,
   return cache.index_select(0, tableRow.narrow(0, 0, nblk).to(at::kLong))
       .reshape(rows)
       .narrow(0, 0, n);
+}
+
+at::Tensor slotMapping(Gen &g, int64_t t, int64_t slots) {
+  at::Tensor slot = g.randperm(slots).narrow(0, 0, t).clone();
+  int64_t pad = t > 1 ? std::max<int64_t>(1, t / 8) : 0;
+  at::Tensor where = g.randperm(t);
+  if (t >= 2 && !slot.eq(slots - 1).any().item<bool>())
+    slot.index_fill_(0, where.narrow(0, 0, 1), slots - 1);
+  if (pad > 0)
+    slot.index_fill_(0, where.narrow(0, 1, pad), -1);
+  return slot.contiguous();
 }
 
 at::Tensor rmsNormF32(const at::Tensor &xf, const at::Tensor &w, double eps) {

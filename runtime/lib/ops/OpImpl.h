@@ -147,6 +147,13 @@ at::Tensor distinctBlockTables(Gen &g, int64_t b, int64_t maxBlocks,
 at::Tensor pagedRows(const at::Tensor &cache, const at::Tensor &tableRow,
                      int64_t n, int64_t bs);
 
+/// A KV-cache write's slot mapping, int64 [t] over a cache of `slots`
+/// (page * BS + offset) slots: distinct slots in random order (pages and
+/// offsets scattered; the last slot among them when t >= 2, the end of the
+/// cache), and t / 8 padding tokens (at least one when t > 1) at random
+/// positions marked -1, as vLLM pads a batch.
+at::Tensor slotMapping(Gen &g, int64_t t, int64_t slots);
+
 /// Router: softmax over random logits, top-k, renormalized (Mixtral style).
 std::pair<at::Tensor, at::Tensor> randomRouting(Gen &g, int64_t t, int64_t e,
                                                 int64_t k);

@@ -19,18 +19,7 @@ TensorMap generate(Gen &g, const OpSpec &spec, const ShapeMap &shape) {
   // The cache holds earlier tokens: every entry the operator does not write
   // must keep its value.
   m["kv_cache"] = bf16(g.randn(cacheShape));
-  // Distinct slots in random order (pages and offsets scattered over the
-  // cache; the last slot NB*BS - 1 among them when T >= 2, the end of the
-  // cache), and T / 8 padding tokens (at least one when T > 1) at random
-  // positions marked -1, as vLLM pads a batch.
-  at::Tensor slot = g.randperm(slots).narrow(0, 0, t).clone();
-  int64_t pad = t > 1 ? std::max<int64_t>(1, t / 8) : 0;
-  at::Tensor where = g.randperm(t);
-  if (t >= 2 && !slot.eq(slots - 1).any().item<bool>())
-    slot.index_fill_(0, where.narrow(0, 0, 1), slots - 1);
-  if (pad > 0)
-    slot.index_fill_(0, where.narrow(0, 1, pad), -1);
-  m["slot_mapping"] = slot.contiguous();
+  m["slot_mapping"] = slotMapping(g, t, slots);
   return m;
 }
 

@@ -18,14 +18,7 @@ TensorMap generate(Gen &g, const OpSpec &spec, const ShapeMap &shape) {
   // must keep its value.
   m["key_cache"] = bf16(g.randn(cacheShape));
   m["value_cache"] = bf16(g.randn(cacheShape));
-  // Distinct slots in random order (pages and offsets scattered over the
-  // cache), and T / 8 padding tokens (at least one when T > 1) at random
-  // positions marked -1, as vLLM pads a batch.
-  at::Tensor slot = g.randperm(slots).narrow(0, 0, t).clone();
-  int64_t pad = t > 1 ? std::max<int64_t>(1, t / 8) : 0;
-  if (pad > 0)
-    slot.index_fill_(0, g.randperm(t).narrow(0, 0, pad), -1);
-  m["slot_mapping"] = slot.contiguous();
+  m["slot_mapping"] = slotMapping(g, t, slots);
   return m;
 }
 
