@@ -3,8 +3,8 @@
 operators that are not (yet) in the default suite, for one submission set.
 
   build/bin/atrex-roofline --ops suites/atrex-serve/ops --hw hw/gpus.json --gpu H200 \\
-      --format=json > /tmp/examples.json
-  python3 bench/sets/plan-examples.py --roofline /tmp/examples.json --set naive \\
+      --format=json > out/examples.json
+  python3 bench/sets/plan-examples.py --roofline out/examples.json --set naive \\
       --ops softmax,embedding -o bench/sets/plan-examples-naive.json
 
 Sources are relative to the plan (as `atrex suite plan` writes them); floor_s
