@@ -143,6 +143,16 @@ public:
                           : "no template kernel yet: the focus family's "
                             "default configuration");
     }
+    // Each knob's position in the best configuration's value list (-1: not
+    // in the list).
+    auto PosOf = [&](const std::string &PName) {
+      const TemplateParam *P = BestT->param(PName);
+      int V = BestInfo->Params.count(PName) ? BestInfo->Params.at(PName)
+                                            : BestT->Defaults.at(PName);
+      auto It = std::find(P->Values.begin(), P->Values.end(), V);
+      return It == P->Values.end() ? -1
+                                   : static_cast<int>(It - P->Values.begin());
+    };
     // The directions of the best kernel's diagnosis, in their order.
     if (BestT && C.Best.Profile) {
       std::vector<std::string> Dirs;
@@ -177,13 +187,9 @@ public:
         for (size_t K = 1; K < MaxSteps; ++K)
           for (const auto &[PName, Sign] : It->second) {
             const TemplateParam *P = BestT->param(PName);
-            int V = BestInfo->Params.count(PName) ? BestInfo->Params.at(PName)
-                                                  : BestT->Defaults.at(PName);
-            auto Pos = std::find(P->Values.begin(), P->Values.end(), V);
-            if (Pos == P->Values.end())
-              continue;
-            long NewPos = (Pos - P->Values.begin()) + Sign * long(K);
-            if (NewPos < 0 || NewPos >= long(P->Values.size()))
+            int Pos = PosOf(PName);
+            long NewPos = Pos + Sign * long(K);
+            if (Pos < 0 || NewPos < 0 || NewPos >= long(P->Values.size()))
               continue;
             Config Cfg = BestInfo->Params;
             Cfg[PName] = P->Values[NewPos];
@@ -207,15 +213,6 @@ public:
       if (!Order.empty())
         std::rotate(Order.begin(), Order.begin() + Round % Order.size(),
                     Order.end());
-      // Each knob's position in its value list (-1: not in the list).
-      auto PosOf = [&](const std::string &PName) {
-        const TemplateParam *P = BestT->param(PName);
-        int V = BestInfo->Params.count(PName) ? BestInfo->Params.at(PName)
-                                              : BestT->Defaults.at(PName);
-        auto It = std::find(P->Values.begin(), P->Values.end(), V);
-        return It == P->Values.end() ? -1
-                                     : static_cast<int>(It - P->Values.begin());
-      };
       // Moves: (knob, signed positions) lists.
       using Move = std::vector<std::pair<std::string, int>>;
       std::vector<Move> Moves;

@@ -423,61 +423,42 @@ llvm::Expected<ArgumentBytes> argumentBytes(func::FuncOp func, unsigned index,
     return makeLocatedError(func.getLoc(),
                             kPass + "atrex.access of '" + arg.name +
                                 "' needs a 'kind' and a tensor of rank >= 2");
-  uint64_t rowBytes = shape[0] ? arg.bytes / shape[0] : 0;
-  std::set<int64_t> rows;
-  auto checkRow = [&](int64_t row) -> llvm::Error {
-    if (row < 0 || row >= shape[0])
-      return makeLocatedError(func.getLoc(), kPass + "facts reference row " +
-                                                 llvm::Twine(row) + " of '" +
-                                                 arg.name + "', outside [0, " +
-                                                 llvm::Twine(shape[0]) + ")");
-    rows.insert(row);
-    return llvm::Error::success();
-  };
   if (kind.getValue() == access::kCarried) {
     arg.access = kind.str();
     arg.bytes = 0;
     return arg;
   }
-  if (kind.getValue() == access::kSlots) {
-    // Dimensions 0 and 1 are one axis of slots; negative slots touch nothing.
+  // The referenced units are rows of dimension 0, or for `slots` the slots
+  // of dimensions 0 and 1 taken as one axis (page * BS + offset).
+  bool slotUnits = kind.getValue() == access::kSlots;
+  int64_t units = slotUnits ? shape[0] * shape[1] : shape[0];
+  const char *unit = slotUnits ? "slot" : "row";
+  uint64_t rowBytes = units ? arg.bytes / units : 0;
+  std::set<int64_t> rows;
+  auto checkRow = [&](int64_t row) -> llvm::Error {
+    if (row < 0 || row >= units)
+      return makeLocatedError(func.getLoc(),
+                              kPass + "facts reference " + unit + " " +
+                                  llvm::Twine(row) + " of '" + arg.name +
+                                  "', outside [0, " + llvm::Twine(units) + ")");
+    rows.insert(row);
+    return llvm::Error::success();
+  };
+  if (kind.getValue() == access::kRows || slotUnits) {
+    // Indexed by the values of another argument; a negative slot (a padding
+    // token of a KV-cache write) touches nothing.
     auto indexName = accessAttr.getAs<StringAttr>("index");
     if (!indexName)
-      return makeLocatedError(func.getLoc(), kPass +
-                                                 "atrex.access 'slots' of '" +
-                                                 arg.name + "' needs 'index'");
-    auto fact = counter.factFor(indexName.getValue(), func.getLoc());
-    if (!fact)
-      return fact.takeError();
-    int64_t slots = shape[0] * shape[1];
-    std::set<int64_t> used;
-    for (int64_t slot : fact->values) {
-      if (slot < 0)
-        continue;
-      if (slot >= slots)
-        return makeLocatedError(
-            func.getLoc(), kPass + "facts reference slot " + llvm::Twine(slot) +
-                               " of '" + arg.name + "', outside [0, " +
-                               llvm::Twine(slots) + ")");
-      used.insert(slot);
-    }
-    arg.access = kind.str();
-    arg.bytes = slots ? used.size() * (arg.bytes / slots) : 0;
-    return arg;
-  }
-  if (kind.getValue() == access::kRows) {
-    // The leading dimension is indexed by the values of another argument.
-    auto indexName = accessAttr.getAs<StringAttr>("index");
-    if (!indexName)
-      return makeLocatedError(func.getLoc(), kPass +
-                                                 "atrex.access 'rows' of '" +
+      return makeLocatedError(func.getLoc(), kPass + "atrex.access '" +
+                                                 kind.getValue() + "' of '" +
                                                  arg.name + "' needs 'index'");
     auto fact = counter.factFor(indexName.getValue(), func.getLoc());
     if (!fact)
       return fact.takeError();
     for (int64_t row : fact->values)
-      if (auto err = checkRow(row))
-        return err;
+      if (!(slotUnits && row < 0))
+        if (auto err = checkRow(row))
+          return err;
   } else if (kind.getValue() == access::kPaged) {
     // Dimension 0 counts pages, dimension 1 the tokens of a page; sequence b
     // references the first ceil(lengths[b] / page) entries of table row b.

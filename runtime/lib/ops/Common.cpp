@@ -86,8 +86,7 @@ std::pair<at::Tensor, at::Tensor> quantGroup128(const at::Tensor &x,
   int64_t last = sizes.back();
   at::Tensor xf = x.to(at::kFloat).reshape({-1, last / 128, 128});
   at::Tensor s = at::clamp_min(xf.abs().amax(-1), eps) / kFp8Max;
-  at::Tensor q =
-      (xf / s.unsqueeze(-1)).clamp(-kFp8Max, kFp8Max).to(at::kFloat8_e4m3fn);
+  at::Tensor q = saturateE4m3(xf / s.unsqueeze(-1));
   std::vector<int64_t> sShape(sizes.begin(), sizes.end() - 1);
   sShape.push_back(last / 128);
   return {q.reshape(sizes), s.reshape(sShape)};
@@ -107,9 +106,7 @@ std::pair<at::Tensor, at::Tensor> quantBlock128(const at::Tensor &w) {
   at::Tensor wf = w.to(at::kFloat).reshape({-1, r / 128, 128, c / 128, 128});
   at::Tensor s =
       wf.abs().amax({2, 4}).clamp_min(1e-10) / kFp8Max; // [b, r/128, c/128]
-  at::Tensor q = (wf / s.unsqueeze(2).unsqueeze(4))
-                     .clamp(-kFp8Max, kFp8Max)
-                     .to(at::kFloat8_e4m3fn);
+  at::Tensor q = saturateE4m3(wf / s.unsqueeze(2).unsqueeze(4));
   std::vector<int64_t> sShape(sizes.begin(), sizes.end() - 2);
   sShape.push_back(r / 128);
   sShape.push_back(c / 128);
@@ -140,6 +137,12 @@ at::Tensor pagedRows(const at::Tensor &cache, const at::Tensor &tableRow,
   return cache.index_select(0, tableRow.narrow(0, 0, nblk).to(at::kLong))
       .reshape(rows)
       .narrow(0, 0, n);
+}
+
+at::Tensor calibratedFp8Scale(Gen &g, const at::Tensor &y) {
+  at::Tensor cover = 0.5 + 0.25 * g.rand({1});
+  return (y.to(at::kFloat).abs().amax().reshape({1}) * cover / kFp8Max)
+      .contiguous();
 }
 
 at::Tensor slotMapping(Gen &g, int64_t t, int64_t slots) {
@@ -195,10 +198,7 @@ moeRef(const at::Tensor &xIn, int64_t numExperts, const at::Tensor &topkW,
       continue;
     at::Tensor tok = nz.select(1, 0), slot = nz.select(1, 1);
     auto [w1, w2] = weights(e); // fp32 [2I, H], [H, I]
-    int64_t inter = w1.size(0) / 2;
-    at::Tensor hgu = at::matmul(x.index_select(0, tok), w1.t());
-    at::Tensor a =
-        at::silu(hgu.narrow(1, 0, inter)) * hgu.narrow(1, inter, inter);
+    at::Tensor a = siluAndMulF32(at::matmul(x.index_select(0, tok), w1.t()));
     if (quantActivations) {
       auto [q, s] = quantGroup128(a);
       a = dequantGroup128(q, s);

@@ -85,6 +85,11 @@ inline Tolerance bf16Attention() { return tol(0, 1e-2, 5e-2, 5e-3); }
 //===----------------------------------------------------------------------===//
 
 constexpr double kFp8Max = 448.0;
+/// e4m3fn of values already divided by their scale, saturated to +-448 as
+/// vLLM's quantisation kernels do.
+inline at::Tensor saturateE4m3(const at::Tensor &scaled) {
+  return scaled.clamp(-kFp8Max, kFp8Max).to(at::kFloat8_e4m3fn);
+}
 
 inline int64_t key(const ShapeMap &s, const char *k) { return s.at(k); }
 at::Tensor scalarF64(double v);
@@ -132,6 +137,12 @@ at::Tensor dequantGroup128(const at::Tensor &q, const at::Tensor &s);
 std::pair<at::Tensor, at::Tensor> quantBlock128(const at::Tensor &w);
 at::Tensor dequantBlock128(const at::Tensor &q, const at::Tensor &s);
 
+/// silu(x[:, :D]) * x[:, D:] in fp32 for x [rows, 2D] (vLLM's silu_and_mul).
+inline at::Tensor siluAndMulF32(const at::Tensor &x) {
+  at::Tensor xf = x.to(at::kFloat);
+  int64_t d = xf.size(1) / 2;
+  return at::silu(xf.narrow(1, 0, d)) * xf.narrow(1, d, d);
+}
 at::Tensor rmsNormF32(const at::Tensor &xf, const at::Tensor &w, double eps);
 /// NeoX-style rotation of x [T, heads * d] by cos/sin [T, d/2].
 at::Tensor ropeNeox(const at::Tensor &x, int64_t heads, int64_t d,
@@ -146,6 +157,10 @@ at::Tensor distinctBlockTables(Gen &g, int64_t b, int64_t maxBlocks,
 /// pages `tableRow` lists: [n, ...], the cache's dtype.
 at::Tensor pagedRows(const at::Tensor &cache, const at::Tensor &tableRow,
                      int64_t n, int64_t bs);
+
+/// A calibrated static fp8 scale of y, one-element fp32: it covers a random
+/// 0.5 .. 0.75 of |y|'s maximum, so the largest values saturate at +-448.
+at::Tensor calibratedFp8Scale(Gen &g, const at::Tensor &y);
 
 /// A KV-cache write's slot mapping, int64 [t] over a cache of `slots`
 /// (page * BS + offset) slots: distinct slots in random order (pages and

@@ -24,8 +24,7 @@ TensorMap reference(const OpSpec &, const ShapeMap &, const TensorMap &in) {
                                get(in, "eps").item<double>()) /
                  kFp8Max;
   TensorMap out;
-  out["out_q"] =
-      (x / s).clamp(-kFp8Max, kFp8Max).to(at::kFloat8_e4m3fn).contiguous();
+  out["out_q"] = saturateE4m3(x / s).contiguous();
   out["out_s"] = s.contiguous();
   return out;
 }

@@ -12,7 +12,7 @@ namespace {
 // scale amax / 448, so the largest element is exactly +-448.
 std::pair<at::Tensor, at::Tensor> quantPerTensor(const at::Tensor &x) {
   at::Tensor s = (x.abs().amax() / kFp8Max).reshape({1});
-  at::Tensor q = (x / s).clamp(-kFp8Max, kFp8Max).to(at::kFloat8_e4m3fn);
+  at::Tensor q = saturateE4m3(x / s);
   return {q.contiguous(), s.contiguous()};
 }
 
