@@ -55,23 +55,30 @@ llvm::StringSet<> argumentNames(FunctionOpInterface func) {
   return names;
 }
 
-/// Checks that `dict` has only `allowed` keys, each a string naming an
-/// argument of `func` when listed in `argKeys`, an integer when in `intKeys`.
+/// Checks that `dict` has all `required` keys and otherwise only `optional`
+/// ones, each a string naming an argument of `func` when listed in `argKeys`,
+/// an integer when in `intKeys`.
 LogicalResult checkDict(Operation *op, StringRef attrName, DictionaryAttr dict,
                         ArrayRef<StringRef> required,
                         ArrayRef<StringRef> argKeys,
-                        ArrayRef<StringRef> intKeys, FunctionOpInterface func) {
+                        ArrayRef<StringRef> intKeys, FunctionOpInterface func,
+                        ArrayRef<StringRef> optional = {}) {
+  SmallVector<StringRef> allowed(required);
+  allowed.append(optional.begin(), optional.end());
   for (NamedAttribute entry : dict) {
     StringRef key = entry.getName().getValue();
-    if (!llvm::is_contained(required, key))
+    if (!llvm::is_contained(allowed, key))
       return error(op, attrName)
              << "has an unknown key '" << key << "' (expected "
-             << llvm::join(required, ", ") << ")";
+             << llvm::join(allowed, ", ") << ")";
   }
-  for (StringRef key : required) {
+  for (StringRef key : allowed) {
     Attribute value = dict.get(key);
-    if (!value)
+    if (!value) {
+      if (llvm::is_contained(optional, key))
+        continue;
       return error(op, attrName) << "needs '" << key << "'";
+    }
     if (llvm::is_contained(intKeys, key)) {
       auto i = dyn_cast<IntegerAttr>(value);
       if (!i || i.getInt() < 0)
@@ -200,7 +207,8 @@ LogicalResult verifyPortAttribute(Operation *op, unsigned index, bool isResult,
   if (name == "atrex.access") {
     const std::string kinds = std::string("\"") + access::kRows + "\", \"" +
                               access::kPaged + "\", \"" + access::kSlots +
-                              "\" or \"" + access::kCarried + "\"";
+                              "\", \"" + access::kGroups + "\" or \"" +
+                              access::kCarried + "\"";
     auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
     auto kind = dict ? dict.getAs<StringAttr>("kind") : nullptr;
     if (!kind)
@@ -216,6 +224,9 @@ LogicalResult verifyPortAttribute(Operation *op, unsigned index, bool isResult,
     if (kind.getValue() == access::kPaged)
       return checkDict(op, name, dict, {"kind", "table", "lengths"},
                        {"table", "lengths"}, {}, func);
+    if (kind.getValue() == access::kGroups)
+      return checkDict(op, name, dict, {"kind", "ends"}, {"ends", "rows"}, {},
+                       func, {"rows"});
     if (kind.getValue() == access::kCarried)
       return checkDict(op, name, dict, {"kind"}, {}, {}, func);
     return error(op, name) << "has an unknown kind '" << kind.getValue()

@@ -13,8 +13,8 @@
 //  - Comparisons, selects, conversions, integer/index arithmetic, tensor
 //    data movement and linalg.index/yield count nothing.
 //  - Bytes: every argument read once, every result written once, at its
-//    element width; `atrex.access` restricts paged or row-gathered arguments
-//    to the pages or rows the facts reference.
+//    element width; `atrex.access` restricts paged, row-gathered or grouped
+//    arguments to the pages, rows or non-empty groups the facts reference.
 //
 //===----------------------------------------------------------------------===//
 
@@ -428,8 +428,9 @@ llvm::Expected<ArgumentBytes> argumentBytes(func::FuncOp func, unsigned index,
     arg.bytes = 0;
     return arg;
   }
-  // The referenced units are rows of dimension 0, or for `slots` the slots
-  // of dimensions 0 and 1 taken as one axis (page * BS + offset).
+  // The referenced units are rows of dimension 0 (groups for `groups`), or
+  // for `slots` the slots of dimensions 0 and 1 taken as one axis
+  // (page * BS + offset).
   bool slotUnits = kind.getValue() == access::kSlots;
   int64_t units = slotUnits ? shape[0] * shape[1] : shape[0];
   const char *unit = slotUnits ? "slot" : "row";
@@ -492,6 +493,63 @@ llvm::Expected<ArgumentBytes> argumentBytes(func::FuncOp func, unsigned index,
       for (int64_t p = 0; p < pages; ++p)
         if (auto err = checkRow(table->values[b * width + p]))
           return err;
+    }
+  } else if (kind.getValue() == access::kGroups) {
+    // Dimension 0 is the group axis; group e owns rows [ends[e-1], ends[e])
+    // (ends[-1] = 0) and is read when it owns at least one row.
+    auto endsName = accessAttr.getAs<StringAttr>("ends");
+    if (!endsName)
+      return makeLocatedError(func.getLoc(), kPass +
+                                                 "atrex.access 'groups' of '" +
+                                                 arg.name + "' needs 'ends'");
+    auto ends = counter.factFor(endsName.getValue(), func.getLoc());
+    if (!ends)
+      return ends.takeError();
+    auto factError = [&](const llvm::Twine &what) {
+      return makeLocatedError(
+          func.getLoc(), kPass + "fact '" + endsName.getValue() + "' " + what);
+    };
+    if (static_cast<int64_t>(ends->values.size()) != units)
+      return factError("has " + llvm::Twine(ends->values.size()) +
+                       " group ends for the " + llvm::Twine(units) +
+                       " groups of '" + arg.name + "' (its dimension 0)");
+    int64_t previous = 0;
+    for (int64_t e = 0; e < units; ++e) {
+      int64_t end = ends->values[e];
+      if (end < 0)
+        return factError("holds " + llvm::Twine(end) + " at group " +
+                         llvm::Twine(e) + ": group ends must be non-negative");
+      if (end < previous)
+        return factError("decreases at group " + llvm::Twine(e) + " (" +
+                         llvm::Twine(previous) + " to " + llvm::Twine(end) +
+                         "): group ends must be non-decreasing");
+      if (end > previous)
+        if (auto err = checkRow(e))
+          return err;
+      previous = end;
+    }
+    // With `rows`, every row of that argument's dimension 0 is in a group.
+    if (auto rowsName = accessAttr.getAs<StringAttr>("rows")) {
+      std::optional<int64_t> rowCount;
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+        auto name = func.getArgAttrOfType<StringAttr>(i, "atrex.name");
+        auto type = dyn_cast<RankedTensorType>(func.getArgument(i).getType());
+        if (name && name.getValue() == rowsName.getValue() && type &&
+            type.getRank() >= 1 && !type.isDynamicDim(0))
+          rowCount = type.getDimSize(0);
+      }
+      if (!rowCount)
+        return makeLocatedError(
+            func.getLoc(), kPass + "atrex.access 'groups' of '" + arg.name +
+                               "': 'rows' names '" + rowsName.getValue() +
+                               "', which is no tensor argument of static "
+                               "dimension 0");
+      if (previous != *rowCount)
+        return factError("ends at " + llvm::Twine(previous) + " but '" +
+                         rowsName.getValue() + "' has " +
+                         llvm::Twine(*rowCount) +
+                         " rows: the last group end must equal the row "
+                         "count");
     }
   } else {
     return makeLocatedError(func.getLoc(), kPass +

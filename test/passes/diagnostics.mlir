@@ -63,6 +63,11 @@
 // RUN:   --atrex-instantiate-shape="dims=T=1,H=16,E=4,I=8,K=2" \
 // RUN:   --atrex-semantic-work="facts=%t/mod.json" 2>&1 | FileCheck %s --check-prefix=MOD
 // MOD: error: atrex-semantic-work: operator 'fused_moe' is data-dependent: fact 'topk_ids': iota mod must be positive
+// Group ends of another length than the grouped argument's dimension 0, and 'rows' naming a
+// scalar (grouped_gemm_bf16's other facts checks: test/passes/work-grouped_gemm_bf16.mlir).
+// RUN: echo '{"ends": [1, 1, 3]}' > %t/ends.json
+// RUN: atrex-opt %t/groups.mlir --atrex-semantic-work="facts=%t/ends.json" -verify-diagnostics
+// RUN: atrex-opt %t/groups-rows.mlir --atrex-semantic-work="facts=%t/ends.json" -verify-diagnostics
 
 // Ops the pass does not understand, and a wrong matrix-engine annotation.
 // RUN: atrex-opt %t/unknown.mlir --atrex-semantic-work -verify-diagnostics
@@ -84,6 +89,27 @@ func.func @f(%x: tensor<4xf32> {atrex.name = "x", atrex.dims = ["N"]})
     -> (tensor<4xf32> {atrex.name = "y", atrex.dims = [4]})
     attributes {atrex.operator = "f"} {
   return %x : tensor<4xf32>
+}
+
+//--- groups.mlir
+// expected-error @+1 {{atrex-semantic-work: fact 'ends' has 3 group ends for the 4 groups of 'w' (its dimension 0)}}
+func.func @f(%w: tensor<4x2xf32> {atrex.name = "w", atrex.dims = [4, 2],
+                                  atrex.access = {kind = "groups", ends = "ends"}},
+             %ends: tensor<3xi32> {atrex.name = "ends", atrex.dims = [3]})
+    -> (tensor<4x2xf32> {atrex.name = "y", atrex.dims = [4, 2]})
+    attributes {atrex.operator = "f"} {
+  return %w : tensor<4x2xf32>
+}
+
+//--- groups-rows.mlir
+// expected-error @+1 {{atrex-semantic-work: atrex.access 'groups' of 'w': 'rows' names 's', which is no tensor argument of static dimension 0}}
+func.func @f(%w: tensor<3x2xf32> {atrex.name = "w", atrex.dims = [3, 2],
+                                  atrex.access = {kind = "groups", ends = "ends", rows = "s"}},
+             %ends: tensor<3xi32> {atrex.name = "ends", atrex.dims = [3]},
+             %s: f32 {atrex.name = "s"})
+    -> (tensor<3x2xf32> {atrex.name = "y", atrex.dims = [3, 2]})
+    attributes {atrex.operator = "f"} {
+  return %w : tensor<3x2xf32>
 }
 
 //--- unknown.mlir

@@ -35,7 +35,7 @@ func.func @f(%x: tensor<4xf32> {atrex.name = 3 : i64}) -> tensor<4xf32>
 
 // -----
 
-// expected-error @+1 {{atrex-verify: 'atrex.access' has an unknown kind 'pages' (expected "rows", "paged", "slots" or "carried")}}
+// expected-error @+1 {{atrex-verify: 'atrex.access' has an unknown kind 'pages' (expected "rows", "paged", "slots", "groups" or "carried")}}
 func.func @f(%x: tensor<4x4xf32> {atrex.name = "x", atrex.dims = [4, 4],
                                   atrex.access = {kind = "pages", table = "t", lengths = "l"}})
     -> tensor<4x4xf32> attributes {atrex.operator = "f"} {
@@ -66,6 +66,36 @@ func.func @f(%x: tensor<4x4xf32> {atrex.name = "x", atrex.dims = [4, 4],
 // expected-error @+1 {{atrex-verify: 'atrex.access' has an unknown key 'index'}}
 func.func @f(%x: tensor<4x4xf32> {atrex.name = "x", atrex.dims = [4, 4],
                                   atrex.access = {kind = "carried", index = "x"}})
+    -> tensor<4x4xf32> attributes {atrex.operator = "f"} {
+  return %x : tensor<4x4xf32>
+}
+
+// -----
+
+// Grouped slices name their cumulative row ends, and optionally the rows they group.
+// expected-error @+1 {{atrex-verify: 'atrex.access' needs 'ends'}}
+func.func @f(%x: tensor<4x4xf32> {atrex.name = "x", atrex.dims = [4, 4],
+                                  atrex.access = {kind = "groups", rows = "x"}})
+    -> tensor<4x4xf32> attributes {atrex.operator = "f"} {
+  return %x : tensor<4x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{atrex-verify: 'atrex.access' 'rows' names 'y', which is no argument of 'f'}}
+func.func @f(%x: tensor<4x4xf32> {atrex.name = "x", atrex.dims = [4, 4],
+                                  atrex.access = {kind = "groups", ends = "offs", rows = "y"}},
+             %offs: tensor<4xi32> {atrex.name = "offs", atrex.dims = [4]})
+    -> tensor<4x4xf32> attributes {atrex.operator = "f"} {
+  return %x : tensor<4x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{atrex-verify: 'atrex.access' has an unknown key 'index' (expected kind, ends, rows)}}
+func.func @f(%x: tensor<4x4xf32> {atrex.name = "x", atrex.dims = [4, 4],
+                                  atrex.access = {kind = "groups", ends = "offs", index = "offs"}},
+             %offs: tensor<4xi32> {atrex.name = "offs", atrex.dims = [4]})
     -> tensor<4x4xf32> attributes {atrex.operator = "f"} {
   return %x : tensor<4x4xf32>
 }

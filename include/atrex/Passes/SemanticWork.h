@@ -136,6 +136,12 @@ inline constexpr const char *kPaged = "paged";
 /// non-negative values of `index` (a KV-cache write's slot mapping; -1
 /// marks a padding token, which touches nothing).
 inline constexpr const char *kSlots = "slots";
+/// Dimension 0 is the group axis (experts of a grouped GEMM) and `ends` the
+/// groups' cumulative row ends (torch._grouped_mm's offs: group e owns rows
+/// [ends[e-1], ends[e]), ends[-1] = 0): only the groups that own rows are
+/// read. Optional `rows` names the argument whose dimension 0 holds the
+/// grouped rows; the last end must then equal that row count.
+inline constexpr const char *kGroups = "groups";
 /// An in-place destination whose old contents the operator does not read
 /// (only the part it updates is written, counted on the result): 0 bytes.
 inline constexpr const char *kCarried = "carried";

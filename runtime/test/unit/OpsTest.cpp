@@ -398,6 +398,45 @@ TEST(Ops, FusedMoeByLoops) {
   expectClose(c, "out", e);
 }
 
+// grouped_gemm_bf16's generator: offs are cumulative row ends ending at T,
+// exactly floor(E/4) experts are empty when T >= n = E - floor(E/4) (0 first,
+// then E-1, never (E-1)/2), and exactly min(T, n) experts own rows (what a
+// facts model states as U_groups), one row each when T < n.
+TEST(Ops, GroupedGemmGroupsAsDocumented) {
+  const OpSpec &spec = *findOpSpec("grouped_gemm_bf16");
+  for (int64_t e : {1, 2, 3, 4, 5, 7, 8, 9, 16, 128})
+    for (int64_t t : {1, 2, 5, 6, 7, 37, 96, 97, 512})
+      for (uint64_t seed : {1, 2}) {
+        ShapeMap shape = {{"T", t}, {"N", 2}, {"K", 2}, {"E", e}};
+        at::Tensor offs = generateInputs(spec, shape, seed, kCpu).at("offs");
+        SCOPED_TRACE("T=" + std::to_string(t) + " E=" + std::to_string(e) +
+                     " seed " + std::to_string(seed));
+        ASSERT_EQ(offs.scalar_type(), at::kInt);
+        ASSERT_EQ(offs.sizes().vec(), std::vector<int64_t>{e});
+        int64_t n = e - e / 4, owners = 0, previous = 0;
+        std::vector<int64_t> rows;
+        for (int64_t x = 0; x < e; ++x) {
+          int64_t end = offs[x].item<int64_t>();
+          ASSERT_GE(end, previous) << "expert " << x;
+          rows.push_back(end - previous);
+          owners += end > previous;
+          previous = end;
+        }
+        EXPECT_EQ(previous, t);
+        EXPECT_EQ(owners, std::min(t, n));
+        if (e >= 4)
+          EXPECT_EQ(rows[0], 0);
+        if (e >= 8)
+          EXPECT_EQ(rows[e - 1], 0);
+        if (t >= n) {
+          EXPECT_EQ(std::count(rows.begin(), rows.end(), 0), e / 4);
+          EXPECT_GT(rows[(e - 1) / 2], 0);
+        } else {
+          EXPECT_EQ(std::count(rows.begin(), rows.end(), 1), t);
+        }
+      }
+}
+
 TEST(Ops, ReferenceDirRejectsBadDevice) {
   const OpSpec &s = *findOpSpec("rms_norm");
   EXPECT_THROW(makeReferenceDir(s, s.exampleShape, 1, std::string("bogus")),

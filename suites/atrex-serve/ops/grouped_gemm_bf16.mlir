@@ -10,10 +10,13 @@
 // an expert may own no rows. The body finds the expert of row t as
 // #{e : offs[e] <= t} (integer work, free).
 // Work: 2*T*N*K FLOPs on the matrix engine at bf16 whatever the split (each
-// row is multiplied by one expert). Bytes: w is counted dense (2*E*N*K): a
-// kernel reads only the experts that own rows, but no atrex.access kind
-// describes "row e of w when offs[e] > offs[e-1]" yet, so the count is an upper
-// bound, exact when every expert owns rows (prefill).
+// row is multiplied by one expert). Bytes: w counts only the experts that own
+// rows, 2*N*K each (atrex.access groups: expert e when offs[e] > offs[e-1];
+// its facts are offs, which must end at T, the rows of x), so data-dependent:
+// 2*T*K + 2*U_groups*N*K + 4*E read, 2*T*N written.
+// The examples' offs are skewed splits in which, as in the runtime
+// generator's inputs at those shapes, min(T, E - floor(E/4)) experts own rows
+// (96 of 128, 6 of 8): the examples' floors are those of the gate's inputs.
 #te = affine_map<(t, e) -> (t, e)>
 #oe = affine_map<(t, e) -> (e)>
 #ot = affine_map<(t, e) -> (t)>
@@ -23,7 +26,8 @@
 #tn = affine_map<(t, n) -> (t, n)>
 func.func @grouped_gemm_bf16(
     %x: tensor<?x?xbf16> {atrex.name = "x", atrex.dims = ["T", "K"]},
-    %w: tensor<?x?x?xbf16> {atrex.name = "w", atrex.dims = ["E", "N", "K"]},
+    %w: tensor<?x?x?xbf16> {atrex.name = "w", atrex.dims = ["E", "N", "K"],
+                             atrex.access = {kind = "groups", ends = "offs", rows = "x"}},
     %offs: tensor<?xi32> {atrex.name = "offs", atrex.dims = ["E"]})
     -> (tensor<?x?xbf16> {atrex.name = "out", atrex.dims = ["T", "N"]})
     attributes {atrex.operator = "grouped_gemm_bf16",
@@ -33,9 +37,29 @@ func.func @grouped_gemm_bf16(
       example = {T = 24, N = 64, K = 128, E = 4},
       args = ["out", "x", "w", "offs"]},
     atrex.examples = [
-      {name = "qwen3-30b-a3b-gate_up-decode-t64", phase = "decode", shape = {T = 512, N = 1536, K = 2048, E = 128}},
-      {name = "qwen3-30b-a3b-gate_up-prefill-t8192", phase = "prefill", shape = {T = 65536, N = 1536, K = 2048, E = 128}},
-      {name = "mixtral-8x7b-gate_up-decode-t64", phase = "decode", shape = {T = 128, N = 28672, K = 4096, E = 8}}]} {
+      {name = "qwen3-30b-a3b-gate_up-decode-t64", phase = "decode", shape = {T = 512, N = 1536, K = 2048, E = 128},
+       facts = {offs = [0, 33, 35, 35, 38, 41, 42, 44, 44, 46, 50, 52, 52, 55, 58, 58, 66, 68, 71, 74, 79, 80,
+         83, 110, 113, 114, 114, 116, 127, 127, 243, 246, 246, 248, 248, 249, 262, 264, 265, 266,
+         273, 275, 277, 278, 279, 284, 285, 287, 287, 287, 289, 292, 315, 317, 320, 320, 321,
+         321, 323, 325, 325, 326, 326, 326, 327, 331, 334, 335, 336, 342, 345, 348, 348, 349,
+         350, 350, 351, 351, 353, 358, 366, 387, 389, 389, 390, 392, 395, 405, 416, 416, 418,
+         420, 420, 423, 424, 426, 448, 448, 448, 451, 451, 458, 458, 459, 461, 462, 462, 463,
+         463, 465, 467, 470, 477, 478, 482, 491, 492, 492, 492, 495, 497, 505, 506, 506, 507,
+         509, 512, 512]}},
+      {name = "qwen3-30b-a3b-gate_up-prefill-t8192", phase = "prefill", shape = {T = 65536, N = 1536, K = 2048, E = 128},
+       facts = {offs = [32, 4169, 5292, 5292, 5292, 5420, 6009, 6175, 6661, 7459, 7459, 7459, 7913, 8603, 8603,
+         8677, 8952, 8997, 9253, 10785, 10785, 10785, 11072, 11135, 11902, 12899, 13038, 13038,
+         13131, 13269, 14112, 14198, 14198, 15487, 15487, 15685, 15943, 15978, 16280, 16280,
+         17292, 17342, 17650, 18216, 18253, 18267, 18267, 18267, 19015, 19088, 19088, 21191,
+         21256, 21424, 21469, 21469, 21469, 21485, 22412, 22435, 23761, 23832, 24218, 24274,
+         24274, 24274, 24399, 28205, 28975, 28975, 29032, 29071, 29345, 29386, 29386, 30540,
+         30613, 30613, 30946, 31033, 31051, 31051, 31455, 31535, 36246, 36246, 36595, 36595,
+         37207, 37505, 37703, 37947, 37947, 37993, 37993, 38081, 40714, 40799, 41450, 42184,
+         43715, 43728, 43728, 43728, 49627, 50613, 50613, 50924, 51105, 51105, 51251, 51973,
+         51973, 52600, 52936, 52936, 53383, 53743, 54808, 54957, 58415, 62187, 62440, 62490,
+         64714, 65023, 65434, 65536]}},
+      {name = "mixtral-8x7b-gate_up-decode-t64", phase = "decode", shape = {T = 128, N = 28672, K = 4096, E = 8},
+       facts = {offs = [9, 32, 39, 39, 39, 49, 91, 128]}}]} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %zero = arith.constant 0.0 : f32
