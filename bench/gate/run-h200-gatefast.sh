@@ -14,7 +14,9 @@
 #                  the cache /tmp/gate-cache (SET: naive, production, production-lib; the
 #                  production-lib set needs FlashInfer's headers: .prodlibs/, or carried packed as
 #                  .prodpack/prodlibs.tar.xz, unpacked here: examples/sets/production-lib/README.md)
-# suite-SET        the whole default suite (327 problems) for SET, default path (worker
+# validate         atrex-ref --validate --device cuda on every problem of the sealed bundle
+#                  (bench/sets/bundle/sealed/sealed.json): $OUT/validate-cuda.jsonl
+# suite-SET        the whole default suite for SET, default path (worker
 #                  batches), cache warm; --resume across calls; wall time in the log
 # perunit-SET      the same plan with --worker-per-unit, shard 0/$PERUNIT_SHARDS (the same
 #                  unit indices, hence the same seeds, as in suite-SET), for the comparison
@@ -74,6 +76,21 @@ PY
   fi
   if [[ $STEPS == *production-lib* && ! -d .prodlibs/flashinfer && -f .prodpack/prodlibs.tar.xz ]]; then
     mkdir -p .prodlibs && xz -dc .prodpack/prodlibs.tar.xz | tar -C .prodlibs -xf - && echo "prodlibs: unpacked"
+  fi
+  if has validate; then
+    echo "== validate $(date -u +%T)"; t0=$SECONDS
+    run ${VALIDATE_S:-300} $B/bin/atrex-ref --validate bench/sets/bundle/sealed/sealed.json --seed 1 \
+      --device cuda >"$OUT/validate-cuda.jsonl" 2>/tmp/validate.err
+    echo "validate: rc $?, $((SECONDS - t0)) s, $(wc -l <"$OUT/validate-cuda.jsonl") problems"
+    tail -3 /tmp/validate.err
+    python3 - "$OUT/validate-cuda.jsonl" <<'PY'
+import collections, json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+bad = [r for r in rows if not r.get("ok", False)]
+print(f"  valid {len(rows) - len(bad)} of {len(rows)}, {sum(r.get('seconds', 0) for r in rows):.0f} s in atrex-ref")
+for r in bad[:20]:
+    print("  invalid:", json.dumps(r)[:300])
+PY
   fi
   for s in naive production production-lib; do
     if has compile-$s; then

@@ -62,12 +62,13 @@ d = sys.argv[1]
 plans = {s: json.load(open(f"{d}/plan-{s}.json")) for s in ("production", "naive")}
 out = {k: v for k, v in plans["production"].items() if k != "submissions"}
 out["submissions"] = []
-for sub in plans["production"]["submissions"]:
-    out["submissions"].append(sub)
-    out["submissions"] += [s for s in plans["naive"]["submissions"] if s["operator"] == sub["operator"]]
+ops = sorted({s["operator"] for p in plans.values() for s in p["submissions"]})
+for op in ops:   # an operator without a production file has the naive one alone
+    for s in ("production", "naive"):
+        out["submissions"] += [x for x in plans[s]["submissions"] if x["operator"] == op]
 json.dump(out, open(f"{d}/plan-both.json", "w"), indent=1, sort_keys=True)
 PY
-# plan-suite.json: both sets on all 327 problems of the suite (654 units), operator by
+# plan-suite.json: both sets on all problems of the suite, operator by
 # operator as plan-both; for several GPUs run one shard per GPU into one results file
 # (bench/sets/run-h200-s3.sh, step "suite"), with --resume.
 python3 - "$D" "$BIN" "$ROOT" <<'PY'
@@ -91,5 +92,5 @@ for sub in both["submissions"]:
 json.dump(out, open(f"{d}/plan-suite.json", "w"), indent=1, sort_keys=True)
 print("plan-suite.json:", sum(len(s["problems"]) for s in out["submissions"]), "units")
 PY
-# plan-suite-{naive,production}.json: each set alone on the 327 problems (its own wall time).
+# plan-suite-{naive,production}.json: each set alone on all problems (its own wall time).
 python3 "$D/split-suite-plan.py"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""plan-suite-{naive,production}.json: each bundled set alone on all 327
+"""plan-suite-{naive,production}.json: each bundled set alone on all
 problems of the default suite, cut from plan-suite.json (same settings, same
 problems, the set's submissions in the same order). A set's wall time is that
 of its own plan (issue 15: a 327-problem set in 300 s on one H200). Called by

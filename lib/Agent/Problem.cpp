@@ -73,6 +73,7 @@ Expected<Problem> loadProblem(const ProblemQuery &Q) {
   if (!S)
     return S.takeError();
   const suite::Problem *P = nullptr;
+  suite::Problem Custom; // a shape that is no problem of the suite
   if (!Q.Id.empty()) {
     P = S->findProblem(Q.Id);
     if (!P)
@@ -98,9 +99,33 @@ Expected<Problem> loadProblem(const ProblemQuery &Q) {
     if (!OpKnown)
       return createStringError(Q.SuitePath + ": no operator '" + Q.Operator +
                                "'");
-    if (Matches.empty())
-      return createStringError(Q.SuitePath + ": no problem of '" + Q.Operator +
-                               "' at " + shapeText(*Want));
+    if (Matches.empty()) {
+      // A shape outside the suite: a custom problem, where the entry shape
+      // is the definition shape (every entry key its own parameter).
+      const suite::OperatorConfig *Op = S->findOperator(Q.Operator);
+      bool Identity = Op && !Op->Entry.empty();
+      if (Op)
+        for (const auto &[Key, Expr] : Op->Entry)
+          Identity &= Key == Expr && Want->count(Key);
+      if (!Identity || Want->size() != Op->Entry.size())
+        return createStringError(
+            Q.SuitePath + ": no problem of '" + Q.Operator + "' at " +
+            shapeText(*Want) +
+            (Op && !Identity ? " (its entry shape does not determine the "
+                               "definition's: give a suite problem)"
+                             : ""));
+      Custom.Id = "custom";
+      Custom.Operator = Q.Operator;
+      Custom.Phase = Op->Phases.front();
+      Custom.DefShape = *Want;
+      Custom.EntryShape = *Want;
+      auto Facts = suite::factsFor(*Op, *Want, *Want);
+      if (!Facts)
+        return Facts.takeError();
+      Custom.Facts = std::move(Facts->first);
+      Custom.FloorFacts = std::move(Facts->second);
+      Matches.push_back(&Custom);
+    }
     if (Matches.size() > 1) {
       std::string Ids;
       for (const suite::Problem *M : Matches)
@@ -154,7 +179,8 @@ Expected<Problem> loadProblem(const ProblemQuery &Q) {
   R.Suite = S->Name;
   R.Id = P->Id;
   R.Operator = P->Operator;
-  R.Phase = P->Phase;
+  // A custom shape belongs to no phase unless the operator has one.
+  R.Phase = P == &Custom && Op->Phases.size() > 1 ? "any" : P->Phase;
   R.Shape = P->EntryShape;
   R.Signature = Spec->second.Signature;
   R.Summary = Spec->second.Summary;

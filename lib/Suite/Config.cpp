@@ -55,6 +55,7 @@ template <> struct MappingTraits<OperatorConfig> {
     IO.mapOptional("nonnegative", O.NonNegative);
     IO.mapRequired("phases", O.Phases);
     IO.mapOptional("facts", O.Facts);
+    IO.mapOptional("facts_args", O.FactsArgs);
   }
 };
 
@@ -125,6 +126,7 @@ template <> struct MappingTraits<Config> {
     IO.mapOptional("visible_fraction", C.VisibleFraction);
     IO.mapOptional("weights_gpu", C.WeightsGpu);
     IO.mapOptional("min_kernel_us", C.MinKernelUs);
+    IO.mapOptional("hot_share", C.HotShare);
     IO.mapOptional("deny_list", C.DenyList);
     IO.mapOptional("public_rewrites", C.PublicRewrites);
     IO.mapOptional("tracks", C.Tracks);
@@ -171,19 +173,32 @@ Expected<Config> loadConfig(StringRef Path) {
     return entryError(Path, "visible_fraction", "must be in (0, 1]");
   if (C.MinKernelUs < 0)
     return entryError(Path, "min_kernel_us", "must not be negative");
+  if (!(C.HotShare > 0 && C.HotShare <= 1))
+    return entryError(Path, "hot_share", "must be in (0, 1]");
 
-  static const char *const FactsModels[] = {
-      "", "paged-decode", "varlen-prefill", "moe-routing", "rope-positions"};
   std::set<std::string> OpNames;
   for (const OperatorConfig &O : C.Operators) {
     std::string Entry = "operators[" + O.Name + "]";
     if (!OpNames.insert(O.Name).second)
       return entryError(Path, Entry, "defined twice");
-    if (!is_contained(FactsModels, O.Facts))
-      return entryError(Path, Entry,
-                        "unknown facts model '" + O.Facts +
-                            "' (known: paged-decode, varlen-prefill, "
-                            "moe-routing, rope-positions)");
+    if (!O.Facts.empty()) {
+      const FactsModel *M = findFactsModel(O.Facts);
+      if (!M) {
+        std::vector<std::string> Known;
+        for (const FactsModel &F : factsModels())
+          Known.push_back(F.Name.str());
+        return entryError(Path, Entry,
+                          "unknown facts model '" + O.Facts +
+                              "' (known: " + join(Known, ", ") + ")");
+      }
+      for (const auto &[Arg, Value] : O.FactsArgs)
+        if (none_of(M->Args, [&](const auto &A) { return A.first == Arg; }))
+          return entryError(Path, Entry,
+                            "facts model '" + O.Facts + "' has no argument '" +
+                                Arg + "'");
+    } else if (!O.FactsArgs.empty()) {
+      return entryError(Path, Entry, "'facts_args' without 'facts'");
+    }
     if (O.Phases.empty())
       return entryError(Path, Entry, "'phases' is empty");
     for (const std::string &Phase : O.Phases)

@@ -174,81 +174,296 @@ static json::Value cuSeqlens(const std::vector<int64_t> &Lengths) {
   return A;
 }
 
+namespace {
+
+using FactsPair = std::pair<json::Value, json::Value>;
+
+/// A facts model's arguments resolved for one problem: names of the
+/// definition's inputs, and expressions over the definition and entry shape.
+class FactsArgs {
+public:
+  FactsArgs(const FactsModel &M, const OperatorConfig &Op, const Shape &Def,
+            const Shape &Entry)
+      : M(M), Op(Op), V(Def.begin(), Def.end()) {
+    V.insert(Entry.begin(), Entry.end());
+  }
+  StringRef text(StringRef Arg) const {
+    auto It = Op.FactsArgs.find(Arg.str());
+    if (It != Op.FactsArgs.end())
+      return It->second;
+    for (const auto &[Name, Default] : M.Args)
+      if (Name == Arg)
+        return Default;
+    llvm_unreachable("facts model argument not declared");
+  }
+  std::string name(StringRef Arg) const { return text(Arg).str(); }
+  Expected<int64_t> value(StringRef Arg) const {
+    auto Value = evaluate(text(Arg), V);
+    if (!Value)
+      return createStringError("facts model '" + M.Name + "' argument '" + Arg +
+                               "': " + toString(Value.takeError()));
+    return *Value;
+  }
+
+private:
+  const FactsModel &M;
+  const OperatorConfig &Op;
+  Vars V;
+};
+
+using FactsFn = Expected<FactsPair> (*)(const FactsArgs &);
+
+// Each model mirrors a generator of runtime/lib/ops (named in its comment);
+// a change to either changes both.
+
+/// paged_attention_decode.cpp, mla_decode.cpp: context lengths uniform in
+/// [1, max] with the first exactly max (and, when `last` is non-zero and
+/// B > 1, the last exactly `last`); each sequence gets distinct pages.
+/// Expected: the uniform ones at the midpoints of equal quantiles of
+/// [1, max]. Floor: the uniform ones 1.
+Expected<FactsPair> pagedDecode(const FactsArgs &A) {
+  auto B = A.value("batch"), Max = A.value("max"), Last = A.value("last");
+  if (!B)
+    return B.takeError();
+  if (!Max)
+    return Max.takeError();
+  if (!Last)
+    return Last.takeError();
+  bool Forced = *Last > 0 && *B > 1;
+  int64_t Uniform = *B - 1 - (Forced ? 1 : 0);
+  json::Array Lens, FloorLens;
+  for (int64_t I = 0; I < *B; ++I) {
+    if (I == 0) {
+      Lens.push_back(*Max);
+      FloorLens.push_back(*Max);
+    } else if (Forced && I == *B - 1) {
+      Lens.push_back(*Last);
+      FloorLens.push_back(*Last);
+    } else {
+      Lens.push_back(1 + ((2 * I - 1) * *Max) / (2 * Uniform));
+      FloorLens.push_back(1);
+    }
+  }
+  json::Value Iota = json::Object{{"iota", json::Object{}}};
+  json::Object Expected{{A.name("lengths"), std::move(Lens)},
+                        {A.name("table"), Iota}};
+  json::Object Floor{{A.name("lengths"), std::move(FloorLens)},
+                     {A.name("table"), Iota}};
+  return FactsPair(std::move(Expected), std::move(Floor));
+}
+
+/// flash_attention_prefill.cpp: B-1 distinct cut points uniform in
+/// [1, T-1], a uniformly random composition of T into B positive lengths,
+/// for which E[sum L(L+1)/2] = T(T+1)/(B+1). Expected: lengths 1 +
+/// apportioned exp(alpha i / B), alpha chosen so the causal pairs match
+/// that expectation. Floor: the equal split (fewest pairs by convexity).
+Expected<FactsPair> varlenPrefill(const FactsArgs &A) {
+  auto BV = A.value("batch"), TV = A.value("tokens");
+  if (!BV)
+    return BV.takeError();
+  if (!TV)
+    return TV.takeError();
+  int64_t B = *BV, T = *TV;
+  if (B <= 0 || T < B)
+    return createStringError("facts model 'varlen-prefill' needs "
+                             "0 < B <= T");
+  auto Lengths = [&](double Alpha) {
+    std::vector<double> W;
+    for (int64_t I = 0; I < B; ++I)
+      W.push_back(std::exp(Alpha * I / B));
+    std::vector<int64_t> Parts = apportion(T - B, W);
+    for (int64_t &P : Parts)
+      ++P;
+    return Parts;
+  };
+  double Target = static_cast<double>(T) * (T + 1) / (B + 1);
+  double Lo = 0, Hi = 64;
+  for (int I = 0; I < 80; ++I) {
+    double Mid = (Lo + Hi) / 2;
+    (causalPairs(Lengths(Mid)) < Target ? Lo : Hi) = Mid;
+  }
+  return FactsPair(json::Object{{A.name("offsets"), cuSeqlens(Lengths(Hi))}},
+                   json::Object{{A.name("offsets"), cuSeqlens(Lengths(0))}});
+}
+
+/// Common.cpp randomRouting: each token routes to K distinct experts of E,
+/// effectively uniformly (top-k of softmax over Gaussian logits). Expected
+/// distinct experts E(1 - (1 - K/E)^T); floor K (all tokens share K).
+Expected<FactsPair> moeRouting(const FactsArgs &A) {
+  auto T = A.value("tokens"), E = A.value("experts"), K = A.value("topk");
+  if (!T)
+    return T.takeError();
+  if (!E)
+    return E.takeError();
+  if (!K)
+    return K.takeError();
+  double U = *E * (1 - std::pow(1 - static_cast<double>(*K) / *E,
+                                static_cast<double>(*T)));
+  int64_t Distinct =
+      std::clamp<int64_t>(std::llround(U), *K, std::min<int64_t>(*E, *T * *K));
+  return FactsPair(json::Object{{A.name("ids"), iotaMod(Distinct)}},
+                   json::Object{{A.name("ids"), iotaMod(*K)}});
+}
+
+/// rotary_embedding.cpp, fused_qk_norm_rope.cpp: positions uniform in
+/// [0, P). Expected distinct positions P(1 - (1 - 1/P)^T); floor 1.
+Expected<FactsPair> ropePositions(const FactsArgs &A) {
+  auto T = A.value("count"), P = A.value("range");
+  if (!T)
+    return T.takeError();
+  if (!P)
+    return P.takeError();
+  double U = *P * (1 - std::pow(1 - 1.0 / *P, static_cast<double>(*T)));
+  int64_t Distinct =
+      std::clamp<int64_t>(std::llround(U), 1, std::min<int64_t>(*P, *T));
+  return FactsPair(json::Object{{A.name("index"), iotaMod(Distinct)}},
+                   json::Object{{A.name("index"), json::Object{{"fill", 0}}}});
+}
+
+/// embedding.cpp: ids drawn from a pool of n = max(T/2, 1) random ids of
+/// [0, V), then 0 at one position and V-1 at up to two (T >= 2). Expected
+/// distinct ids: the pool entries the other T-3 draws use,
+/// n(1 - (1 - 1/n)^(T-3)), plus 0 and V-1; floor 1 (one row).
+Expected<FactsPair> pooledIds(const FactsArgs &A) {
+  auto T = A.value("count"), V = A.value("range");
+  if (!T)
+    return T.takeError();
+  if (!V)
+    return V.takeError();
+  double Pool = std::max<int64_t>(*T / 2, 1);
+  int64_t Fixed = std::min<int64_t>(*T, 3), Drawn = *T - Fixed;
+  double U = std::min<int64_t>(*T, 2) +
+             Pool * (1 - std::pow(1 - 1 / Pool, static_cast<double>(Drawn)));
+  int64_t Distinct =
+      std::clamp<int64_t>(std::llround(U), 1, std::min<int64_t>(*V, *T));
+  return FactsPair(json::Object{{A.name("index"), iotaMod(Distinct)}},
+                   json::Object{{A.name("index"), json::Object{{"fill", 0}}}});
+}
+
+/// Common.cpp slotMapping: T distinct slots of which max(1, T/8) (T > 1)
+/// are padding tokens marked -1. The count of written slots does not
+/// depend on the seed: expected = floor = T - pad distinct slots, written
+/// as slots -pad .. T-pad-1 (negative: padding).
+Expected<FactsPair> kvSlots(const FactsArgs &A) {
+  auto T = A.value("count");
+  if (!T)
+    return T.takeError();
+  int64_t Pad = *T > 1 ? std::max<int64_t>(1, *T / 8) : 0;
+  json::Value Slots = json::Object{{"iota", json::Object{{"start", -Pad}}}};
+  return FactsPair(json::Object{{A.name("index"), Slots}},
+                   json::Object{{A.name("index"), Slots}});
+}
+
+/// grouped_gemm_bf16.cpp: exactly floor(E/4) experts own no rows; of the
+/// n = E - floor(E/4) others, min(T, n) own rows (each at least one). The
+/// count does not depend on the seed: expected = floor = cumulative row
+/// ends with the first min(T, n) experts owning the rows, split evenly.
+Expected<FactsPair> expertGroups(const FactsArgs &A) {
+  auto T = A.value("rows"), E = A.value("groups");
+  if (!T)
+    return T.takeError();
+  if (!E)
+    return E.takeError();
+  int64_t Owners = std::min(*T, *E - *E / 4);
+  json::Array Ends;
+  int64_t End = 0;
+  for (int64_t I = 0; I < *E; ++I) {
+    if (I < Owners)
+      End += *T / Owners + (I < *T % Owners ? 1 : 0);
+    Ends.push_back(End);
+  }
+  json::Object Expected{{A.name("ends"), json::Array(Ends)}};
+  json::Object Floor{{A.name("ends"), std::move(Ends)}};
+  return FactsPair(std::move(Expected), std::move(Floor));
+}
+
+struct FactsModelImpl {
+  FactsModel Model;
+  FactsFn Fn;
+};
+
+const std::vector<FactsModelImpl> &registry() {
+  static const std::vector<FactsModelImpl> R = {
+      {{"paged-decode",
+        "context lengths uniform in [1, max], the first = max (the last = "
+        "`last` when non-zero); distinct pages per sequence",
+        {{"lengths", "context_lens"},
+         {"table", "block_tables"},
+         {"batch", "B"},
+         {"max", "L"},
+         {"last", "0"}}},
+       pagedDecode},
+      {{"varlen-prefill",
+        "a uniformly random composition of T tokens into B sequences",
+        {{"offsets", "cu_seqlens"}, {"batch", "B"}, {"tokens", "T"}}},
+       varlenPrefill},
+      {{"moe-routing",
+        "K distinct experts of E per token, uniformly",
+        {{"ids", "topk_ids"},
+         {"tokens", "T"},
+         {"experts", "E"},
+         {"topk", "K"}}},
+       moeRouting},
+      {{"rope-positions",
+        "indices uniform in [0, range)",
+        {{"index", "positions"}, {"count", "T"}, {"range", "P"}}},
+       ropePositions},
+      {{"pooled-ids",
+        "ids drawn from a pool of count/2 random ids of [0, range), 0 and "
+        "range-1 among them",
+        {{"index", "ids"}, {"count", "T"}, {"range", "V"}}},
+       pooledIds},
+      {{"kv-slots",
+        "distinct cache slots, count/8 padding tokens marked -1",
+        {{"index", "slot_mapping"}, {"count", "T"}}},
+       kvSlots},
+      {{"expert-groups",
+        "rows grouped by expert; floor(groups/4) experts own none, "
+        "min(rows, the others) own at least one",
+        {{"ends", "offs"}, {"rows", "T"}, {"groups", "E"}}},
+       expertGroups},
+  };
+  return R;
+}
+
+const FactsModelImpl *findImpl(StringRef Name) {
+  for (const FactsModelImpl &I : registry())
+    if (I.Model.Name == Name)
+      return &I;
+  return nullptr;
+}
+
+} // namespace
+
+ArrayRef<FactsModel> factsModels() {
+  static const std::vector<FactsModel> Models = [] {
+    std::vector<FactsModel> M;
+    for (const FactsModelImpl &I : registry())
+      M.push_back(I.Model);
+    return M;
+  }();
+  return Models;
+}
+
+const FactsModel *findFactsModel(StringRef Name) {
+  for (const FactsModel &M : factsModels())
+    if (M.Name == Name)
+      return &M;
+  return nullptr;
+}
+
 Expected<std::pair<json::Value, json::Value>>
 factsFor(const OperatorConfig &Op, const Shape &Def, const Shape &Entry) {
-  using Pair = std::pair<json::Value, json::Value>;
   if (Op.Facts.empty())
-    return Pair(nullptr, nullptr);
-  if (Op.Facts == "paged-decode") {
-    // Gate (runtime/lib/ops/Ops.cpp): context_lens uniform in [1, L] with
-    // the first exactly L; each sequence gets distinct pages. Expected:
-    // the first L, the others the midpoints of B-1 equal quantiles of
-    // [1, L]. Floor: [L, 1, ..., 1].
-    int64_t B = get(Def, "B"), L = get(Entry, "L");
-    json::Array Lens, FloorLens;
-    for (int64_t I = 0; I < B; ++I) {
-      Lens.push_back(I == 0 ? L : 1 + ((2 * I - 1) * L) / (2 * (B - 1)));
-      FloorLens.push_back(I == 0 ? L : 1);
-    }
-    json::Object Expected{
-        {"context_lens", std::move(Lens)},
-        {"block_tables", json::Object{{"iota", json::Object{}}}}};
-    json::Object Floor{
-        {"context_lens", std::move(FloorLens)},
-        {"block_tables", json::Object{{"iota", json::Object{}}}}};
-    return Pair(std::move(Expected), std::move(Floor));
-  }
-  if (Op.Facts == "varlen-prefill") {
-    // Gate: B-1 distinct cut points uniform in [1, T-1], i.e. a uniformly
-    // random composition of T into B positive lengths, for which
-    // E[sum L(L+1)/2] = T(T+1)/(B+1). Expected: lengths 1 + apportioned
-    // exp(alpha i / B), alpha chosen so the causal pairs match that
-    // expectation. Floor: the equal split (fewest pairs by convexity).
-    int64_t B = get(Def, "B"), T = get(Def, "T");
-    if (B <= 0 || T < B)
-      return createStringError("facts model 'varlen-prefill' needs "
-                               "0 < B <= T");
-    auto Lengths = [&](double Alpha) {
-      std::vector<double> W;
-      for (int64_t I = 0; I < B; ++I)
-        W.push_back(std::exp(Alpha * I / B));
-      std::vector<int64_t> Parts = apportion(T - B, W);
-      for (int64_t &P : Parts)
-        ++P;
-      return Parts;
-    };
-    double Target = static_cast<double>(T) * (T + 1) / (B + 1);
-    double Lo = 0, Hi = 64;
-    for (int I = 0; I < 80; ++I) {
-      double Mid = (Lo + Hi) / 2;
-      (causalPairs(Lengths(Mid)) < Target ? Lo : Hi) = Mid;
-    }
-    return Pair(json::Object{{"cu_seqlens", cuSeqlens(Lengths(Hi))}},
-                json::Object{{"cu_seqlens", cuSeqlens(Lengths(0))}});
-  }
-  if (Op.Facts == "moe-routing") {
-    // Gate: each token routes to K distinct experts of E, effectively
-    // uniformly (top-k of softmax over Gaussian logits). Expected distinct
-    // experts E(1 - (1 - K/E)^T); floor K (all tokens share K experts).
-    int64_t T = get(Def, "T"), E = get(Def, "E"), K = get(Def, "K");
-    double U = E * (1 - std::pow(1 - static_cast<double>(K) / E,
-                                 static_cast<double>(T)));
-    int64_t Distinct =
-        std::clamp<int64_t>(std::llround(U), K, std::min<int64_t>(E, T * K));
-    return Pair(json::Object{{"topk_ids", iotaMod(Distinct)}},
-                json::Object{{"topk_ids", iotaMod(K)}});
-  }
-  if (Op.Facts == "rope-positions") {
-    // Gate: positions uniform in [0, P). Expected distinct positions
-    // P(1 - (1 - 1/P)^T); floor 1.
-    int64_t T = get(Def, "T"), P = get(Def, "P");
-    double U = P * (1 - std::pow(1 - 1.0 / P, static_cast<double>(T)));
-    int64_t Distinct =
-        std::clamp<int64_t>(std::llround(U), 1, std::min<int64_t>(P, T));
-    return Pair(json::Object{{"positions", iotaMod(Distinct)}},
-                json::Object{{"positions", json::Object{{"fill", 0}}}});
-  }
-  return createStringError("unknown facts model '" + Op.Facts + "'");
+    return FactsPair(nullptr, nullptr);
+  const FactsModelImpl *I = findImpl(Op.Facts);
+  if (!I)
+    return createStringError("unknown facts model '" + Op.Facts + "'");
+  for (const auto &[Arg, Value] : Op.FactsArgs)
+    if (none_of(I->Model.Args, [&](const auto &A) { return A.first == Arg; }))
+      return createStringError("facts model '" + Op.Facts +
+                               "' has no argument '" + Arg + "'");
+  return I->Fn(FactsArgs(I->Model, Op, Def, Entry));
 }
 
 //===----------------------------------------------------------------------===//
@@ -340,7 +555,9 @@ Expected<ProblemWork> checkProblem(const Problem &P, const OperatorConfig &Op,
   auto Work = Count(P.Facts);
   if (!Work)
     return Work.takeError();
-  if (Work->totalFlops() == 0 || Work->totalBytes() == 0)
+  // Data movement (embedding, KV-cache writes, routing metadata) has no
+  // FLOPs; every problem moves bytes.
+  if (Work->totalBytes() == 0)
     return createStringError("semantic work is not positive (" +
                              std::to_string(Work->totalFlops()) + " FLOPs, " +
                              std::to_string(Work->totalBytes()) + " bytes)");
@@ -556,6 +773,35 @@ Expected<Suite> expandSuite(const Config &C, const OperatorLibrary &Ops,
   S.Tracks = C.Tracks;
   S.Operators = C.Operators;
   S.WeightsSource = "serving-mix-model/1";
+  // Hot shapes: per (operator, phase), keep the heaviest problems until
+  // they carry hot_share of the group's weight, scaled to carry all of it
+  // (the operator and phase shares stay exact; rare shapes are dropped).
+  if (C.HotShare < 1) {
+    std::map<std::string, std::vector<std::pair<double, std::string>>> Groups;
+    for (const auto &[Key, Pend] : Problems) {
+      double W = 0;
+      for (const auto &[Src, SW] : Pend.SourceWeights)
+        W += SW;
+      Groups[Pend.P.Operator + " " + Pend.P.Phase].emplace_back(W, Key);
+    }
+    for (auto &[Group, Members] : Groups) {
+      llvm::sort(Members, [](const auto &A, const auto &B) {
+        return A.first != B.first ? A.first > B.first : A.second < B.second;
+      });
+      double Total = 0, Kept = 0;
+      for (const auto &M : Members)
+        Total += M.first;
+      size_t N = 0;
+      while (N < Members.size() && (N == 0 || Kept < C.HotShare * Total))
+        Kept += Members[N++].first;
+      for (size_t I = N; I < Members.size(); ++I)
+        Problems.erase(Members[I].second);
+      if (Kept > 0)
+        for (size_t I = 0; I < N; ++I)
+          for (auto &[Src, SW] : Problems[Members[I].second].SourceWeights)
+            SW *= Total / Kept;
+    }
+  }
   std::vector<std::pair<std::string, Problem>> Ordered;
   for (auto &[Key, Pend] : Problems) {
     Problem P = std::move(Pend.P);
@@ -655,12 +901,19 @@ json::Value toJSON(const Suite &S) {
     json::Object Entry;
     for (const auto &[Key, Expr] : O.Entry)
       Entry[Key] = Expr;
-    Ops.push_back(json::Object{{"name", O.Name},
-                               {"entry", std::move(Entry)},
-                               {"constraints", strings(O.Constraints)},
-                               {"nonnegative", strings(O.NonNegative)},
-                               {"phases", strings(O.Phases)},
-                               {"facts", O.Facts}});
+    json::Object Op{{"name", O.Name},
+                    {"entry", std::move(Entry)},
+                    {"constraints", strings(O.Constraints)},
+                    {"nonnegative", strings(O.NonNegative)},
+                    {"phases", strings(O.Phases)},
+                    {"facts", O.Facts}};
+    if (!O.FactsArgs.empty()) {
+      json::Object Args;
+      for (const auto &[Key, Value] : O.FactsArgs)
+        Args[Key] = Value;
+      Op["facts_args"] = std::move(Args);
+    }
+    Ops.push_back(std::move(Op));
   }
   json::Array Rewrites;
   for (const Rewrite &R : S.PublicRewrites)
@@ -777,6 +1030,10 @@ Expected<Suite> readSuite(StringRef Path, StringRef BaseDir) {
       OC.NonNegative = stringList(*Op, "nonnegative");
       OC.Phases = stringList(*Op, "phases");
       OC.Facts = Op->getString("facts").value_or("").str();
+      if (const json::Object *FA = Op->getObject("facts_args"))
+        for (const auto &KV : *FA)
+          OC.FactsArgs[KV.first.str()] =
+              KV.second.getAsString().value_or("").str();
       S.Operators.push_back(std::move(OC));
     }
   const json::Array *Problems = O->getArray("problems");

@@ -23,10 +23,10 @@
 namespace atrex::agent {
 
 struct Problem {
-  std::string Suite;                    ///< the suite's name
-  std::string Id;                       ///< the suite's problem id (p0009)
-  std::string Operator;                 ///< rms_norm
-  std::string Phase;                    ///< prefill, decode
+  std::string Suite;    ///< the suite's name
+  std::string Id;       ///< the suite's problem id (p0009), or "custom"
+  std::string Operator; ///< rms_norm
+  std::string Phase;    ///< prefill, decode; any: a custom shape of both
   std::map<std::string, int64_t> Shape; ///< entry shape (the gate's keys)
   std::string Signature;                ///< the entry point's C++ signature
   std::string Summary;                  ///< the entry's one-line summary

@@ -42,9 +42,27 @@ struct OperatorConfig {
   /// Phases the operator occurs in.
   std::vector<std::string> Phases;
   /// The facts model (data-dependent inputs as the gate generates them):
-  /// "", "paged-decode", "varlen-prefill", "moe-routing", "rope-positions".
+  /// "" (dense) or one of factsModels().
   std::string Facts;
+  /// The model's arguments (argument names of the definition, expressions
+  /// over the definition and entry shape) where they differ from its
+  /// defaults (FactsModel::Args).
+  std::map<std::string, std::string> FactsArgs;
 };
+
+/// A facts model: how the gate's generator draws an operator's
+/// data-dependent inputs, stated as the facts of the expected inputs and of
+/// the inputs with the least work. The one list is factsModels().
+struct FactsModel {
+  llvm::StringRef Name;
+  /// What the gate draws (docs/suite.md's table is checked against it).
+  llvm::StringRef Summary;
+  /// Argument -> default: input names of the definition, or expressions
+  /// over the problem's definition and entry shape.
+  std::vector<std::pair<llvm::StringRef, llvm::StringRef>> Args;
+};
+llvm::ArrayRef<FactsModel> factsModels();
+const FactsModel *findFactsModel(llvm::StringRef Name);
 
 struct CallConfig {
   std::string Op;
@@ -116,6 +134,9 @@ struct Config {
   double VisibleFraction = 1.0 / 3;
   std::string WeightsGpu = "H200";
   double MinKernelUs = 0;
+  /// Hot shapes: per (operator, phase), the heaviest problems that carry
+  /// this share of the group's weight are kept and carry all of it.
+  double HotShare = 1.0;
   std::vector<std::string> DenyList;
   std::vector<Rewrite> PublicRewrites;
   std::vector<Track> Tracks;

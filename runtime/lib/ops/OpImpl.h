@@ -19,6 +19,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -46,6 +47,9 @@ struct OpImpl {
   std::map<std::string, Tolerance> tolerances;
   Generator generate = nullptr;
   Reference reference = nullptr;
+  /// Inputs whose +-inf values are part of the semantics (the LSE of an
+  /// empty attention side); validity checks reject only NaN there.
+  std::set<std::string> infiniteInputs = {};
 };
 
 /// Registers `impl` for operator `name` (and its tolerances with

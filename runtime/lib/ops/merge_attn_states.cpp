@@ -65,6 +65,6 @@ TensorMap reference(const OpSpec &, const ShapeMap &, const TensorMap &in) {
 ATREX_REGISTER_OP(merge_attn_states,
                   {{"output", bf16Elementwise()},
                    {"output_lse", tol(1e-5, 1e-6, 0, 1e-6)}},
-                  generate, reference);
+                  generate, reference, {"prefix_lse", "suffix_lse"});
 
 } // namespace atrex::rt::ops

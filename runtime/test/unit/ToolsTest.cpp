@@ -1420,6 +1420,18 @@ TEST(AtrexRef, ValidateFindsConstantOutputsAndGoesOn) {
   EXPECT_NE(o.text.find(d + "/missing.json"), std::string::npos) << o.text;
 }
 
+TEST(AtrexRef, ValidateAcceptsDeclaredInfinitiesOnly) {
+  // merge_attn_states' LSEs carry +-inf by design (an empty side): valid.
+  // Regression: the suite's merge_attn_states problems were all reported
+  // invalid for "non-finite values".
+  std::string d = tmp("ref-validate-inf");
+  std::ofstream(d + "/problems.json") << R"({"problems": [
+      {"id": "p1", "operator": "merge_attn_states", "shape": {"T": 16, "Hq": 2, "D": 64}}]})";
+  Out o = sh(kRef + " --validate " + d + "/problems.json --seed 1");
+  EXPECT_EQ(o.status, 0) << o.text;
+  EXPECT_NE(o.text.find("\"ok\":true"), std::string::npos) << o.text;
+}
+
 // ---- Python submissions (docs/gate.md, "Python submissions") ---------------
 
 namespace {

@@ -9,8 +9,9 @@
 //   slot_mapping [T] i64 -> kv_cache_out [NB, BS, L + R] bf16 (the in-place
 //   update, as a result)
 // Dimensions: T tokens, L latent (kv_lora_rank) width, R RoPE key width,
-// NB pages, BS tokens per page. vLLM's kv_cache_dtype and scale arguments
-// (an fp8 cache) are not part of this entry: the cache is bf16.
+// NB pages, BS tokens per page. The cache is bf16: a serving stack's
+// kv_cache_dtype and scale arguments (an fp8 cache; vLLM's) are not part of
+// this entry.
 // No arithmetic: a copy of T rows. Bytes (atrex.access, as reshape_and_cache):
 // the old cache contents are not read (`carried`), the result writes the
 // distinct non-negative slots of slot_mapping (`slots`), so a write of T

@@ -1,8 +1,8 @@
 // dynamic_per_token_quant_fp8: one scale per token (row),
 //   s = max(amax(|x|), eps) / 448, xq = clamp(x / s, -448, 448) as e4m3 (fn).
 //   x [T, H] bf16, eps f32 -> out_q [T, H] f8e4m3, out_s [T, 1] f32
-// Dimensions: T tokens, H hidden size. vLLM's dynamic_per_token_scaled_fp8_quant
-// without the optional scale upper bound.
+// Dimensions: T tokens, H hidden size. Without the optional scale upper
+// bound (of vLLM's dynamic_per_token_scaled_fp8_quant).
 #x2 = affine_map<(t, h) -> (t, h)>
 #r2 = affine_map<(t, h) -> (t, 0)>
 #s2 = affine_map<(t, i) -> (t, i)>

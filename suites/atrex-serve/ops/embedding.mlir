@@ -2,7 +2,7 @@
 // F.embedding): out[t, :] = weight[ids[t], :].
 //   ids [T] i32 in [0, V), weight [V, H] bf16 -> out [T, H] bf16
 // Dimensions: T tokens, V vocabulary size, H hidden size.
-// ids are i32 as vLLM's model runner keeps its input_ids buffer in int32.
+// ids are i32 (as vLLM's model runner keeps its input_ids buffer in int32).
 // A pure gather: no FLOPs. Data-dependent bytes (fact: ids): only the weight
 // rows named by ids are read, each distinct row once (atrex.access rows), so a
 // step reads 2*H bytes per distinct token, not the whole V x H table.

@@ -1,4 +1,5 @@
-// fp8_per_tensor_gemm: vLLM's cutlass_scaled_mm with per-tensor scales (one
+// fp8_per_tensor_gemm: a scaled mm with per-tensor scales (vLLM's
+// cutlass_scaled_mm) (one
 // fp32 scale for all of a, one for all of b; static or dynamic per-tensor FP8
 // checkpoints such as Llama-3.1-*-Instruct-FP8):
 //   out = (a b^T) * scale_a * scale_b, the e4m3 product accumulated in fp32,

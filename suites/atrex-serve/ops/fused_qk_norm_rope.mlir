@@ -1,6 +1,6 @@
 // fused_qk_norm_rope: per-head RMSNorm of the query and key heads of a packed
-// QKV activation, then NeoX-style RoPE on them, in place (vLLM's
-// fused_qk_norm_rope for Qwen3's q_norm / k_norm; value heads untouched).
+// QKV activation, then NeoX-style RoPE on them, in place; value heads
+// untouched (vLLM's fused_qk_norm_rope for Qwen3's q_norm / k_norm).
 // For token t and head h of the first Hq + Hk heads (q heads, then k heads),
 // with w = q_weight for a q head and k_weight for a k head:
 //   n = x * rsqrt(mean(x^2) + eps) * w                (over the head's D values)

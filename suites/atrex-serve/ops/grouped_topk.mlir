@@ -1,4 +1,4 @@
-// grouped_topk: DeepSeek-V3's biased grouped routing (vLLM's grouped_topk with
+// grouped_topk: biased grouped routing (DeepSeek-V3's; vLLM's grouped_topk with
 // sigmoid scoring and e_score_correction_bias). Per token t:
 //   s[e] = sigmoid(gating_output[t, e]) = 1 / (1 + exp(-x)),  v[e] = s[e] + bias[e]
 //   the E experts form G groups of E/G consecutive experts; a group's score is

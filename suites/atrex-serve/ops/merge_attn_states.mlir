@@ -1,6 +1,6 @@
 // merge_attn_states: combine two partial attention results over disjoint key
-// sets (prefix and suffix, split-KV) by their log-sum-exp, as vLLM's
-// merge_attn_states (section 2.2 of arXiv:2501.01005):
+// sets (prefix and suffix, split-KV) by their log-sum-exp (as vLLM's
+// merge_attn_states; section 2.2 of arXiv:2501.01005):
 //   p, s = prefix_lse, suffix_lse with +inf read as -inf (FlashAttention-2
 //   returns +inf for an empty key set, FlashAttention-3 -inf),
 //   m = max(p, s), wp = exp(p - m), ws = exp(s - m),

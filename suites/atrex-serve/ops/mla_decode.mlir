@@ -1,5 +1,5 @@
-// mla_decode: DeepSeek multi-head latent attention (MLA) at decode, the
-// absorbed form FlashMLA / vLLM's MLA backends run: one query token per
+// mla_decode: multi-head latent attention (MLA) at decode in its absorbed
+// form (DeepSeek's, as FlashMLA and vLLM's MLA backends run it): one query token per
 // sequence, H query heads sharing one latent KV head. A cache row holds the
 // compressed latent c (L values, the keys' no-rope part and the values at
 // once) followed by the rotary key part k_pe (R values). Token l of sequence b
@@ -19,8 +19,8 @@
 // matrix FLOPs, P V over the latent part 2*H*P*L, P = sum of context_lens.
 // Data-dependent (facts: context_lens, block_tables): every op over the key
 // axis l is atrex.ragged (l < context_lens[b]); the cache is read only for the
-// pages referenced (atrex.access paged). Examples: DeepSeek-V3 (128 heads,
-// kv_lora_rank 512, qk_rope_head_dim 64, FlashMLA's page size 64), with
+// pages referenced (atrex.access paged). Examples: 128 heads, kv_lora_rank
+// 512, qk_rope_head_dim 64, page size 64 (DeepSeek-V3 with FlashMLA), with
 // tensor parallelism 8 (16 heads per GPU) and with all 128 heads on one GPU
 // (data-parallel attention).
 #q4 = affine_map<(b, h, l, d) -> (b, h, d)>

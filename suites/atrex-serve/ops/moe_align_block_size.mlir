@@ -13,7 +13,7 @@
 //   topk_ids [T, K] i32 in [0, E) -> sorted_token_ids [T*K + E*(BS-1)] i32,
 //   expert_ids [MB] i32, num_tokens_post_pad [1] i32
 // Dimensions: T tokens, K experts per token, E experts, BS block size (rows
-// per block), MB = ceil((T*K + E*(BS-1)) / BS) blocks: the sizes vLLM
+// per block), MB = ceil((T*K + E*(BS-1)) / BS) blocks: the sizes a serving stack
 // allocates, enough for any routing. The entry point's num_experts (= E) and
 // block_size (= BS) are fixed inputs; no input carries them, so the body
 // reads them from atrex.symbol constants.

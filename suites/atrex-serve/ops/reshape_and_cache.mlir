@@ -3,7 +3,7 @@
 // i.e. key_cache[page, offset] = key[t], value_cache[page, offset] = value[t];
 // a negative slot (-1: a padding token) writes nothing, every other cache
 // entry keeps its contents. The cache layout is paged_attention_decode's
-// ([NB, BS, Hk, D], vLLM's flash layout, as reshape_and_cache_flash).
+// [NB, BS, Hk, D] (vLLM's flash layout, as reshape_and_cache_flash).
 //   key, value [T, Hk, D] bf16, key_cache, value_cache [NB, BS, Hk, D] bf16,
 //   slot_mapping [T] i64 -> key_cache_out, value_cache_out [NB, BS, Hk, D] bf16
 //   (the in-place update, as results)

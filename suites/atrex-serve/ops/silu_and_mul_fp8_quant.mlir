@@ -3,8 +3,8 @@
 // out = clamp(y / scale, -448, 448) as e4m3 (fn); y stays in f32 (not rounded
 // to bf16 in between).
 //   x [T, 2*D] bf16, scale [1] f32 -> out [T, D] f8e4m3
-// Dimensions: T tokens, D output width (half the input width). vLLM's
-// silu_and_mul_quant (the scale a one-element fp32 tensor read on the device).
+// Dimensions: T tokens, D output width (half the input width). The scale is
+// a one-element fp32 tensor read on the device (as vLLM's silu_and_mul_quant).
 #rows = affine_map<(t, d) -> (t, d)>
 func.func @silu_and_mul_fp8_quant(
     %x: tensor<?x?xbf16> {atrex.name = "x", atrex.dims = ["T", "2*D"]},

@@ -3,7 +3,7 @@
 // m[t] = max_v x[t, v].
 //   logits [T, V] f32 -> probs [T, V] f32
 // Dimensions: T sampled rows (one per sequence sampled in the step), V vocabulary size.
-// fp32 in, fp32 out: vLLM's sampler casts the lm_head's logits to fp32 first
+// fp32 in, fp32 out: a serving sampler (vLLM's) casts the lm_head's logits to fp32 first
 // (`logits.to(torch.float32)`), applies temperature and penalties in fp32, and
 // computes `logits.softmax(dim=-1, dtype=torch.float32)`; the softmax kernel
 // therefore reads fp32 logits and writes fp32 probabilities.

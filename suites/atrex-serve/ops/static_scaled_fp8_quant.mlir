@@ -1,10 +1,10 @@
 // static_scaled_fp8_quant: one given (calibrated) scale for the whole tensor,
 //   q = clamp(x / scale, -448, 448) as e4m3 (fn).
 //   x [T, H] bf16, scale [1] f32 -> out [T, H] f8e4m3
-// Dimensions: T tokens, H hidden size. vLLM's static_scaled_fp8_quant: the
-// scale is a one-element fp32 tensor (read on the device, as vLLM's kernel
-// does); vLLM multiplies by the fp32 reciprocal 1/scale, which differs from
-// x / scale by at most one fp32 ulp before the e4m3 rounding.
+// Dimensions: T tokens, H hidden size. The scale is a one-element fp32
+// tensor read on the device; a kernel that multiplies by the fp32 reciprocal
+// 1/scale (vLLM's static_scaled_fp8_quant) differs from x / scale by at most
+// one fp32 ulp before the e4m3 rounding.
 #x2 = affine_map<(t, h) -> (t, h)>
 func.func @static_scaled_fp8_quant(
     %x: tensor<?x?xbf16> {atrex.name = "x", atrex.dims = ["T", "H"]},

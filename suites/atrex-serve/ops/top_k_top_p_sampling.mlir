@@ -1,4 +1,4 @@
-// top_k_top_p_sampling: FlashInfer-style sampling, deterministic given one
+// top_k_top_p_sampling: top-k then top-p sampling (FlashInfer's), deterministic given one
 // uniform sample per row. Per row b, in the order of the probabilities
 // (descending, ties by the lower token index):
 //   1. top-k: keep the k most probable tokens, k = top_k[b] when

@@ -7,8 +7,8 @@ import sys
 
 suite = json.load(open(sys.argv[1]))
 problems = suite["problems"]
-assert len(problems) >= 150, len(problems)
-print("problems >= 150: ok")
+assert len(problems) >= 440, len(problems)
+print("problems >= 440: ok")
 ops = {p["operator"] for p in problems}
 print("operators:", len(ops))
 ids = [p["id"] for p in problems]
@@ -26,14 +26,11 @@ print("visible about a third per operator and phase: ok")
 assert abs(sum(p["weight"] for p in problems) - 1) < 1e-9
 assert all(p["weight"] > 0 for p in problems)
 print("weights sum to 1: ok")
-data_dependent = {"paged_attention_decode": "context_lens",
-                  "flash_attention_prefill": "cu_seqlens",
-                  "fused_moe": "topk_ids", "fp8_blockscale_fused_moe": "topk_ids",
-                  "rotary_embedding": "positions"}
+# Data-dependent operators are those with a facts model (operators[].facts).
+modelled = {o["name"]: o["facts"] for o in suite["operators"] if o["facts"]}
 for p in problems:
-    fact = data_dependent.get(p["operator"])
-    if fact:
-        assert fact in p["facts"] and fact in p["floor_facts"], p["id"]
+    if p["operator"] in modelled:
+        assert p["facts"] and set(p["facts"]) == set(p["floor_facts"]), p["id"]
     else:
         assert p["facts"] is None, p["id"]
     if p["operator"] == "flash_attention_prefill":
@@ -52,3 +49,6 @@ for p in problems:
     assert prov["model"] and prov["application"] and prov["upstream_kernel"]
     assert abs(sum(s["weight"] for s in prov["sources"]) - p["weight"]) < 1e-12
 print("provenance: ok")
+models = {s["model"] for p in problems for s in p["provenance"]["sources"]}
+assert len(models) >= 20, sorted(models)
+print("model configurations >= 20: ok")

@@ -5,6 +5,7 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <set>
 
 using namespace atrex::suite;
 using llvm::json::Value;
@@ -123,6 +124,109 @@ TEST(Facts, RopePositions) {
   EXPECT_EQ(U, 256);
   EXPECT_EQ(F->second.getAsObject()->getObject("positions")->getInteger("fill"),
             0);
+}
+
+TEST(Facts, PagedDecodeWithAForcedLastLength) {
+  // mla_decode: the maximum is the entry key S, the last sequence 1 token.
+  OperatorConfig O = op("paged-decode");
+  O.FactsArgs = {{"max", "S"}, {"last", "1"}};
+  auto F = factsFor(O, {{"B", 4}, {"MB", 64}, {"BS", 64}}, {{"S", 4096}});
+  ASSERT_TRUE(static_cast<bool>(F));
+  EXPECT_EQ(ints(*F->first.getAsObject()->get("context_lens")),
+            (std::vector<int64_t>{4096, 1025, 3073, 1}));
+  EXPECT_EQ(ints(*F->second.getAsObject()->get("context_lens")),
+            (std::vector<int64_t>{4096, 1, 1, 1}));
+  // One sequence: only the maximum.
+  auto One = factsFor(O, {{"B", 1}, {"MB", 64}, {"BS", 64}}, {{"S", 4096}});
+  ASSERT_TRUE(static_cast<bool>(One));
+  EXPECT_EQ(ints(*One->first.getAsObject()->get("context_lens")),
+            (std::vector<int64_t>{4096}));
+}
+
+TEST(Facts, ArgumentsRenameTheInput) {
+  OperatorConfig O = op("rope-positions");
+  O.FactsArgs = {{"index", "position_ids"}};
+  auto F = factsFor(O, {{"T", 4}, {"P", 64}}, {});
+  ASSERT_TRUE(static_cast<bool>(F));
+  EXPECT_TRUE(F->first.getAsObject()->getObject("position_ids"));
+  EXPECT_FALSE(F->first.getAsObject()->getObject("positions"));
+  O.FactsArgs = {{"indices", "position_ids"}};
+  auto Bad = factsFor(O, {{"T", 4}, {"P", 64}}, {});
+  ASSERT_FALSE(static_cast<bool>(Bad));
+  EXPECT_EQ(llvm::toString(Bad.takeError()),
+            "facts model 'rope-positions' has no argument 'indices'");
+  O.FactsArgs = {{"range", "Q"}};
+  auto Unbound = factsFor(O, {{"T", 4}, {"P", 64}}, {});
+  ASSERT_FALSE(static_cast<bool>(Unbound));
+  EXPECT_NE(llvm::toString(Unbound.takeError())
+                .find("facts model 'rope-positions' argument 'range'"),
+            std::string::npos);
+}
+
+TEST(Facts, KvSlotsCountThePaddingTokens) {
+  // T/8 padding tokens (at least one when T > 1) write nothing.
+  auto Start = [](const Value &V) {
+    return *V.getAsObject()
+                ->getObject("slot_mapping")
+                ->getObject("iota")
+                ->getInteger("start");
+  };
+  for (auto [T, Pad] :
+       {std::pair<int64_t, int64_t>{1, 0}, {2, 1}, {64, 8}, {8192, 1024}}) {
+    auto F = factsFor(op("kv-slots"), {{"T", T}}, {});
+    ASSERT_TRUE(static_cast<bool>(F));
+    EXPECT_EQ(Start(F->first), -Pad) << T;
+    EXPECT_EQ(F->first, F->second) << "the count does not depend on the seed";
+  }
+}
+
+TEST(Facts, PooledIds) {
+  auto Mod = [](const Value &V) {
+    return *V.getAsObject()->getObject("ids")->getObject("iota")->getInteger(
+        "mod");
+  };
+  // T = 64: a pool of 32, 61 draws use 32 (1 - (31/32)^61) = 27.2 of it,
+  // plus the ids 0 and V-1.
+  auto F = factsFor(op("pooled-ids"), {{"T", 64}, {"V", 128256}}, {});
+  ASSERT_TRUE(static_cast<bool>(F));
+  EXPECT_EQ(Mod(F->first), 29);
+  EXPECT_EQ(F->second.getAsObject()->getObject("ids")->getInteger("fill"), 0);
+  // One token: one id; never more ids than tokens or the vocabulary.
+  auto One = factsFor(op("pooled-ids"), {{"T", 1}, {"V", 128256}}, {});
+  EXPECT_EQ(Mod(One->first), 1);
+  auto Small = factsFor(op("pooled-ids"), {{"T", 4096}, {"V", 100}}, {});
+  EXPECT_LE(Mod(Small->first), 100);
+}
+
+TEST(Facts, ExpertGroups) {
+  // E = 8: 2 experts own no rows, so min(T, 6) own rows.
+  auto Many = factsFor(op("expert-groups"), {{"T", 20}, {"E", 8}}, {});
+  ASSERT_TRUE(static_cast<bool>(Many));
+  EXPECT_EQ(ints(*Many->first.getAsObject()->get("offs")),
+            (std::vector<int64_t>{4, 8, 11, 14, 17, 20, 20, 20}));
+  EXPECT_EQ(Many->first, Many->second);
+  auto Few = factsFor(op("expert-groups"), {{"T", 3}, {"E", 8}}, {});
+  ASSERT_TRUE(static_cast<bool>(Few));
+  EXPECT_EQ(ints(*Few->first.getAsObject()->get("offs")),
+            (std::vector<int64_t>{1, 2, 3, 3, 3, 3, 3, 3}));
+  // One end per expert, the last = T.
+  auto Large = factsFor(op("expert-groups"), {{"T", 512}, {"E", 128}}, {});
+  ASSERT_TRUE(static_cast<bool>(Large));
+  std::vector<int64_t> Ends = ints(*Large->first.getAsObject()->get("offs"));
+  ASSERT_EQ(Ends.size(), 128u);
+  EXPECT_EQ(Ends.back(), 512);
+  EXPECT_EQ(Ends[95], 512);
+  EXPECT_LT(Ends[94], 512);
+}
+
+TEST(Facts, EveryModelIsListedOnce) {
+  std::set<std::string> Names;
+  for (const FactsModel &M : factsModels()) {
+    EXPECT_TRUE(Names.insert(M.Name.str()).second) << M.Name.str();
+    EXPECT_EQ(findFactsModel(M.Name), &M);
+    EXPECT_FALSE(M.Summary.empty());
+  }
+  EXPECT_EQ(findFactsModel("no-such-model"), nullptr);
 }
 
 TEST(Facts, EntryShape) {
