@@ -15,8 +15,10 @@
 #                  production-lib set needs FlashInfer's headers: .prodlibs/, or carried packed as
 #                  .prodpack/prodlibs.tar.xz, unpacked here: examples/sets/production-lib/README.md)
 # validate         atrex-ref --validate --device cuda on every problem of the sealed bundle
-#                  (bench/sets/bundle/sealed/sealed.json): $OUT/validate-cuda.jsonl
-# suite-SET        the whole default suite for SET, default path (worker
+#                  (bench/sets/bundle/sealed/sealed.json) in VALIDATE_SHARDS (6) processes,
+#                  skipping those of VALIDATE_DONE (a jsonl of an earlier call): $OUT/validate-cuda.jsonl
+# suite-SET        the whole default suite for SET (SUITE_PART_<SET>: earlier results to resume
+#                  from, e.g. SUITE_PART_naive=out/part.jsonl), default path (worker
 #                  batches), cache warm; --resume across calls; wall time in the log
 # perunit-SET      the same plan with --worker-per-unit, shard 0/$PERUNIT_SHARDS (the same
 #                  unit indices, hence the same seeds, as in suite-SET), for the comparison
@@ -78,11 +80,29 @@ PY
     mkdir -p .prodlibs && xz -dc .prodpack/prodlibs.tar.xz | tar -C .prodlibs -xf - && echo "prodlibs: unpacked"
   fi
   if has validate; then
+    # VALIDATE_SHARDS processes side by side (the checks copy whole outputs
+    # to the host: CPU-bound); VALIDATE_DONE: a validate-cuda.jsonl of an
+    # earlier call whose problems are skipped.
     echo "== validate $(date -u +%T)"; t0=$SECONDS
-    run ${VALIDATE_S:-300} $B/bin/atrex-ref --validate bench/sets/bundle/sealed/sealed.json --seed 1 \
-      --device cuda >"$OUT/validate-cuda.jsonl" 2>/tmp/validate.err
-    echo "validate: rc $?, $((SECONDS - t0)) s, $(wc -l <"$OUT/validate-cuda.jsonl") problems"
-    tail -3 /tmp/validate.err
+    n=${VALIDATE_SHARDS:-6}; mkdir -p /tmp/val
+    python3 - bench/sets/bundle/sealed/sealed.json /tmp/val "$n" "${VALIDATE_DONE:-}" <<'PY'
+import json, os, sys
+src, out, n, done = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+skip = {json.loads(l)["id"] for l in open(done) if l.strip()} if done else set()
+d = json.load(open(src))
+todo = [p for p in d["problems"] if p["id"] not in skip]
+for i in range(n):
+    json.dump(dict(d, problems=todo[i::n]), open(os.path.join(out, f"part{i}.json"), "w"))
+print(f"validate: {len(todo)} problems ({len(skip)} done earlier) in {n} shards")
+PY
+    lim=$(left); ((lim > ${VALIDATE_S:-300})) && lim=${VALIDATE_S:-300}
+    for ((i = 0; i < n; i++)); do
+      timeout "$lim" $B/bin/atrex-ref --validate /tmp/val/part$i.json --seed 1 --device cuda \
+        >/tmp/val/part$i.jsonl 2>/tmp/val/part$i.err &
+    done
+    wait
+    cat /tmp/val/part*.jsonl > "$OUT/validate-cuda.jsonl"
+    echo "validate: $((SECONDS - t0)) s, $(wc -l <"$OUT/validate-cuda.jsonl") problems"
     python3 - "$OUT/validate-cuda.jsonl" <<'PY'
 import collections, json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
@@ -102,6 +122,8 @@ PY
   for s in naive production production-lib; do
     if has suite-$s; then
       echo "== suite $s $(date -u +%T)"; t0=$SECONDS
+      # SUITE_PART_SET: the results of an earlier call (carried), resumed from
+      part=SUITE_PART_${s//-/_}; [[ -n ${!part:-} && ! -s /tmp/suite-$s.jsonl ]] && cp "${!part}" /tmp/suite-$s.jsonl
       run ${SUITE_S:-400} $G --resume --plan bench/sets/plan-suite-$s.json --out /tmp/suite-$s.jsonl
       echo "suite-$s: rc $?, $((SECONDS - t0)) s wall (this call)"; counts /tmp/suite-$s.jsonl
       cp /tmp/suite-$s.jsonl "$OUT/suite-$s.jsonl"

@@ -70,7 +70,8 @@ int64_t pick(const float *p, int64_t v, const RowPick &r, float u) {
 // 6e-8), every tail token below every head token. No two probabilities are
 // equal, so the order is the same for every implementation.
 // top_k: V (row 0), 1 (row 1), -1 (row 2; disabled), else 1 .. 2 Hd + 4
-// (reaching into the tail). top_p: 1 (row 0 and a fifth of the rows), else
+// (reaching into the tail). top_p: 1 (row 0 and a fifth of the rows after
+// row 1), else
 // the midpoint (c_{n-1} + c_n) / 2 of the normalized prefix masses of a
 // random n within the head: at least p_(n) / (2 S_k) >= 0.013 from either
 // boundary, so fp32 sums in any order find the same n.
@@ -145,7 +146,9 @@ TensorMap generate(Gen &g, const OpSpec &, const ShapeMap &shape) {
     k = std::min<int32_t>(k, int32_t(v));
     RowPick r = keptSet(pr, v, k, 1.0f);
     float p = 1.0f;
-    if (row != 0 && pDraw[row].item<double>() >= 0.2) {
+    // Row 1 always gets a top_p below 1, so no batch has a constant top_p
+    // (a kernel that ignored it would pass; B = 2 problems were invalid).
+    if (row == 1 || (row != 0 && pDraw[row].item<double>() >= 0.2)) {
       int64_t head = std::min(r.k, hd);
       int64_t n = 1 + std::min<int64_t>(
                           head - 1, int64_t(nDraw[row].item<double>() * head));

@@ -1432,6 +1432,20 @@ TEST(AtrexRef, ValidateAcceptsDeclaredInfinitiesOnly) {
   EXPECT_NE(o.text.find("\"ok\":true"), std::string::npos) << o.text;
 }
 
+TEST(AtrexRef, ValidateSamplingBatchOfTwoForEverySeed) {
+  // Regression: with B = 2 the generator gave both rows top_p = 1 for a
+  // fifth of the seeds (a constant input: the H200 run found two suite
+  // problems invalid).
+  std::string d = tmp("ref-validate-sampling");
+  std::ofstream(d + "/problems.json") << R"({"problems": [
+      {"id": "p1", "operator": "top_k_top_p_sampling", "shape": {"B": 2, "V": 64}}]})";
+  for (int seed = 1; seed <= 12; ++seed) {
+    Out o = sh(kRef + " --validate " + d + "/problems.json --seed " +
+               std::to_string(seed));
+    EXPECT_EQ(o.status, 0) << "seed " << seed << ": " << o.text;
+  }
+}
+
 // ---- Python submissions (docs/gate.md, "Python submissions") ---------------
 
 namespace {
