@@ -4,21 +4,29 @@
 #include "atrex/Support/JSON.h"
 #include "atrex/Trace/JSONStream.h"
 
+#include "llvm/ADT/CachedHashString.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 #include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <cmath>
 #include <condition_variable>
+#include <cstring>
 #include <mutex>
 #include <thread>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 using namespace llvm;
 
@@ -129,17 +137,15 @@ int32_t Trace::internInputs(const json::Array &Dims, const json::Array *Types) {
 }
 
 Expected<int32_t> Trace::internRawInputs(StringRef DimsText,
-                                         StringRef TypesText) {
-  std::string &Key = KeyBuffer;
-  Key.assign("raw:");
-  Key.append(DimsText.begin(), DimsText.end());
-  Key += '\n';
-  Key.append(TypesText.begin(), TypesText.end());
-  auto It = InputIndex.find(Key);
-  if (It != InputIndex.end())
+                                         StringRef TypesText, uint32_t Hash) {
+  RawInputsKey Key{DimsText, TypesText, Hash};
+  auto It = RawInputIndex.find(Key);
+  if (It != RawInputIndex.end())
     return It->second;
   int32_t Index = int32_t(InputTable.size());
-  InputIndex[Key] = Index;
+  StringSaver Saver(Alloc);
+  RawInputIndex[RawInputsKey{Saver.save(DimsText), Saver.save(TypesText),
+                             Hash}] = Index;
   Expected<json::Value> Dims = json::parse(DimsText);
   if (!Dims)
     return Dims.takeError();
@@ -173,6 +179,74 @@ struct EventFields {
 };
 
 namespace {
+/// The bytes that end the plain run of a JSON string: '"', '\\' and the
+/// control characters.
+static bool endsStringRun(char C) {
+  return C == '"' || C == '\\' || static_cast<unsigned char>(C) < 0x20;
+}
+
+/// The first byte at or after \p P (before \p E) that ends the plain run of
+/// a string (endsStringRun), or \p E: sixteen bytes at a time where SSE2 is
+/// there.
+LLVM_ATTRIBUTE_ALWAYS_INLINE static const char *stringRunEnd(const char *P,
+                                                             const char *E) {
+#if defined(__SSE2__)
+  const __m128i Quote = _mm_set1_epi8('"'), Backslash = _mm_set1_epi8('\\'),
+                Max = _mm_set1_epi8(0x1f);
+  for (; E - P >= 16; P += 16) {
+    __m128i V = _mm_loadu_si128(reinterpret_cast<const __m128i *>(P));
+    // Control characters: bytes whose unsigned minimum with 0x1f is themselves.
+    __m128i Hit = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(V, Quote), _mm_cmpeq_epi8(V, Backslash)),
+        _mm_cmpeq_epi8(_mm_min_epu8(V, Max), V));
+    if (int Mask = _mm_movemask_epi8(Hit))
+      return P + llvm::countr_zero(unsigned(Mask));
+  }
+#endif
+  while (P < E && !endsStringRun(*P))
+    ++P;
+  return P;
+}
+
+/// The characters of a number token (as FastEvent::num delimits it).
+static bool isNumberChar(char C) {
+  return isDigit(C) || C == '-' || C == '+' || C == '.' || C == 'e' || C == 'E';
+}
+
+/// Reads the decimal digits at \p Q (before \p E) into \p M (M * 10 + each
+/// digit, modulo 2^64) and returns where they end.
+LLVM_ATTRIBUTE_ALWAYS_INLINE static const char *
+readDigits(const char *Q, const char *E, uint64_t &M) {
+  while (Q < E && isDigit(*Q))
+    M = M * 10 + unsigned(*Q++ - '0');
+  return Q;
+}
+
+/// Whether \p Key is the string literal \p Lit.
+template <size_t N>
+LLVM_ATTRIBUTE_ALWAYS_INLINE static bool keyIs(StringRef Key,
+                                               const char (&Lit)[N]) {
+  constexpr size_t L = N - 1;
+  static_assert(L >= 1 && L <= 16, "keys of 1 to 16 bytes");
+  if (Key.size() != L)
+    return false;
+  const char *K = Key.data();
+  if constexpr (L >= 8) {
+    // Two overlapping words.
+    uint64_t A, B, C, D;
+    std::memcpy(&A, K, 8);
+    std::memcpy(&B, Lit, 8);
+    std::memcpy(&C, K + L - 8, 8);
+    std::memcpy(&D, Lit + L - 8, 8);
+    return A == B && C == D;
+  } else {
+    for (size_t I = 0; I < L; ++I)
+      if (K[I] != Lit[I])
+        return false;
+    return true;
+  }
+}
+
 /// A parser of the common shape of Kineto events that avoids building a
 /// JSON tree. It gives up (returns false) on anything unusual: escapes in
 /// keys or needed strings, unexpected value types; the caller then parses
@@ -181,11 +255,13 @@ class FastEvent {
   const char *P, *E;
   unsigned NumInterned = 0;
 
-  void ws() {
-    while (P < E && (*P == ' ' || *P == '\n' || *P == '\r' || *P == '\t'))
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void ws() {
+    // Every byte that is not white space and can come next is above ' '.
+    while (P < E && static_cast<unsigned char>(*P) <= ' ' &&
+           (*P == ' ' || *P == '\n' || *P == '\r' || *P == '\t'))
       ++P;
   }
-  bool lit(char C) {
+  LLVM_ATTRIBUTE_ALWAYS_INLINE bool lit(char C) {
     ws();
     if (P < E && *P == C) {
       ++P;
@@ -193,18 +269,14 @@ class FastEvent {
     }
     return false;
   }
-  bool str(StringRef &Out) {
+  LLVM_ATTRIBUTE_ALWAYS_INLINE bool str(StringRef &Out) {
     ws();
     if (P >= E || *P != '"')
       return false;
     const char *S = ++P;
-    while (P < E && *P != '"') {
-      if (*P == '\\' || static_cast<unsigned char>(*P) < 0x20)
-        return false;
-      ++P;
-    }
-    if (P >= E)
-      return false;
+    P = stringRunEnd(P, E);
+    if (P >= E || *P != '"')
+      return false; // an escape, a control character or the end
     Out = StringRef(S, P - S);
     ++P;
     return true;
@@ -250,12 +322,50 @@ class FastEvent {
     I = static_cast<int64_t>(D); // |D| <= 2^53: defined
     return true;
   }
-  /// A number; IsInt when it has no fraction or exponent.
+  /// A number; IsInt when it has no fraction or exponent. The token is the
+  /// longest run of number characters (isNumberChar).
   bool num(double &D, int64_t &I, bool &IsInt) {
     ws();
     const char *S = P;
-    while (P < E && (isDigit(*P) || *P == '-' || *P == '+' || *P == '.' ||
-                     *P == 'e' || *P == 'E'))
+    // The usual token, "-?D+" or "-?D+.D+", read in one pass: what fastNum
+    // gives for it once its end is known.
+    {
+      const char *Q = S;
+      bool Neg = Q < E && *Q == '-';
+      Q += Neg;
+      const char *DigitsFrom = Q;
+      uint64_t M = 0;
+      Q = readDigits(Q, E, M);
+      size_t IntDigits = Q - DigitsFrom;
+      if (IntDigits >= 1 && IntDigits <= 18) {
+        if (Q == E || !isNumberChar(*Q)) {
+          I = Neg ? -int64_t(M) : int64_t(M);
+          IsInt = true;
+          D = double(I);
+          P = Q;
+          return true;
+        }
+        if (*Q == '.') {
+          const char *FracFrom = ++Q;
+          Q = readDigits(Q, E, M);
+          size_t FracDigits = Q - FracFrom;
+          if ((Q == E || !isNumberChar(*Q)) && FracDigits != 0 &&
+              IntDigits + FracDigits <= 19 && M <= (uint64_t(1) << 53)) {
+            static const double Pow10[] = {
+                1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,
+                1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19};
+            D = double(M) / Pow10[FracDigits];
+            if (Neg)
+              D = -D;
+            IsInt = false;
+            I = static_cast<int64_t>(D); // |D| <= 2^53: defined
+            P = Q;
+            return true;
+          }
+        }
+      }
+    }
+    while (P < E && isNumberChar(*P))
       ++P;
     if (P == S)
       return false;
@@ -278,24 +388,64 @@ class FastEvent {
     I = *Truncated;
     return true;
   }
+  /// A number that is skipped: what num accepts, without its value. A
+  /// "-?D+" or "-?D+.D+" token of up to 15 digits is one (below 2^53);
+  /// anything else is left to num.
+  LLVM_ATTRIBUTE_ALWAYS_INLINE bool skipNum() {
+    ws();
+    const char *Q = P;
+    Q += Q < E && *Q == '-';
+    const char *DigitsFrom = Q;
+    while (Q < E && isDigit(*Q))
+      ++Q;
+    size_t IntDigits = Q - DigitsFrom;
+    if (IntDigits >= 1 && IntDigits <= 18) {
+      if (Q == E || !isNumberChar(*Q)) {
+        P = Q;
+        return true;
+      }
+      if (*Q == '.') {
+        const char *FracFrom = ++Q;
+        while (Q < E && isDigit(*Q))
+          ++Q;
+        size_t FracDigits = Q - FracFrom;
+        if ((Q == E || !isNumberChar(*Q)) && FracDigits != 0 &&
+            IntDigits + FracDigits <= 15) {
+          P = Q;
+          return true;
+        }
+      }
+    }
+    double D;
+    int64_t I;
+    bool IsInt;
+    return num(D, I, IsInt);
+  }
+  /// A string that is skipped: escapes the stream reader accepts (it
+  /// rejects the others), no control characters.
+  bool skipString() {
+    ++P; // the opening quote
+    for (;;) {
+      P = stringRunEnd(P, E);
+      if (P >= E || static_cast<unsigned char>(*P) < 0x20)
+        return false;
+      if (*P == '"') {
+        ++P;
+        return true;
+      }
+      // A backslash.
+      if (++P == E || !StringRef("\"\\/bfnrtu").contains(*P))
+        return false;
+      ++P;
+    }
+  }
   bool skip(unsigned Depth = 0) {
     ws();
     if (P >= E || Depth > 64)
       return false;
     char C = *P;
-    if (C == '"') {
-      for (++P; P < E && *P != '"'; ++P) {
-        if (static_cast<unsigned char>(*P) < 0x20)
-          return false;
-        // An escape the stream reader accepts (it rejects the others).
-        if (*P == '\\' && (++P == E || !StringRef("\"\\/bfnrtu").contains(*P)))
-          return false;
-      }
-      if (P >= E)
-        return false;
-      ++P;
-      return true;
-    }
+    if (C == '"')
+      return skipString();
     if (C == '{' || C == '[') {
       char Close = C == '{' ? '}' : ']';
       ++P;
@@ -303,7 +453,9 @@ class FastEvent {
         return true;
       for (;;) {
         if (C == '{') {
-          if (!skip(Depth + 1) || !lit(':'))
+          // A key is a string, as the stream reader requires.
+          ws();
+          if (P >= E || *P != '"' || !skipString() || !lit(':'))
             return false;
         }
         if (!skip(Depth + 1))
@@ -314,18 +466,21 @@ class FastEvent {
           return false;
       }
     }
-    if (isDigit(C) || C == '-') {
-      double D;
-      int64_t I;
-      bool IsInt;
-      return num(D, I, IsInt);
-    }
+    if (isDigit(C) || C == '-')
+      return skipNum();
     for (StringRef L : {"true", "false", "null"})
       if (StringRef(P, E - P).starts_with(L)) {
         P += L.size();
         return true;
       }
     return false;
+  }
+  /// skip(), with a number (the usual value) skipped in place.
+  LLVM_ATTRIBUTE_ALWAYS_INLINE bool skipValue() {
+    ws();
+    if (P < E && (isDigit(*P) || *P == '-'))
+      return skipNum();
+    return skip();
   }
   /// A value's extent, for dims and types kept as text.
   bool raw(StringRef &Out) {
@@ -422,37 +577,51 @@ public:
       if (P >= E || *P != '{')
         return skip();
       return object([&](StringRef Key) {
-        if (Key == "External id")
-          return Integer(F.ExternalId);
-        if (Key == "correlation")
-          return Integer(F.Correlation);
-        if (Key == "Input Dims")
-          return raw(F.DimsText);
-        if (Key == "Input type")
-          return raw(F.TypesText);
-        return skip();
+        switch (Key.size()) {
+        case 11:
+          if (keyIs(Key, "External id"))
+            return Integer(F.ExternalId);
+          if (keyIs(Key, "correlation"))
+            return Integer(F.Correlation);
+          break;
+        case 10:
+          if (keyIs(Key, "Input Dims"))
+            return raw(F.DimsText);
+          if (keyIs(Key, "Input type"))
+            return raw(F.TypesText);
+          break;
+        }
+        return skipValue();
       });
     };
     bool Ok = object([&](StringRef Key) {
-      if (Key == "ph")
-        return str(F.Ph);
-      if (Key == "cat")
-        return str(F.Cat);
-      if (Key == "name")
-        return str(F.Name);
-      if (Key == "ts")
-        return Number(F.Ts);
-      if (Key == "dur")
-        return Number(F.Dur);
-      if (Key == "pid")
-        return id(F.Pid, F.PidSlot, Intern);
-      if (Key == "tid")
-        return id(F.Tid, F.TidSlot, Intern);
-      if (Key == "id")
-        return Integer(F.Id);
-      if (Key == "args")
-        return Args();
-      return skip();
+      switch (Key.size()) {
+      case 2:
+        if (keyIs(Key, "ph"))
+          return str(F.Ph);
+        if (keyIs(Key, "ts"))
+          return Number(F.Ts);
+        if (keyIs(Key, "id"))
+          return Integer(F.Id);
+        break;
+      case 3:
+        if (keyIs(Key, "cat"))
+          return str(F.Cat);
+        if (keyIs(Key, "dur"))
+          return Number(F.Dur);
+        if (keyIs(Key, "pid"))
+          return id(F.Pid, F.PidSlot, Intern);
+        if (keyIs(Key, "tid"))
+          return id(F.Tid, F.TidSlot, Intern);
+        break;
+      case 4:
+        if (keyIs(Key, "name"))
+          return str(F.Name);
+        if (keyIs(Key, "args"))
+          return Args();
+        break;
+      }
+      return skipValue();
     });
     return Ok;
   }
@@ -526,82 +695,172 @@ Error Trace::addEvent(StringRef Text, uint64_t Offset) {
   return addFields(F, Offset);
 }
 
+/// What an event adds to a trace, decided from its fields alone, with the
+/// hashes of the strings the trace interns for it: the fast path decides
+/// it on the threads that parse, and Trace::addPlanned then only updates
+/// the trace (in file order).
+struct EventPlan {
+  enum Action : uint8_t {
+    Ignore,
+    FlowStart,
+    FlowEnd,
+    Kernel,
+    Runtime,
+    CpuOp,
+    Annotation,
+    GpuAnnotation,
+    // Errors.
+    FlowWithoutTsOrId,
+    FlowTsOutOfRange,
+    NoTsOrDur,
+    NegativeDur,
+    TsOrDurOutOfRange,
+  } A = Ignore;
+  int64_t Begin = 0, End = 0; // ns; a flow's ts is Begin
+  /// Name's hash (kernels, CPU ranges, GPU annotations).
+  uint32_t NameHash = 0;
+  /// The hash of DimsText and TypesText (ops with dims kept as text).
+  uint32_t InputsHash = 0;
+  /// Found by the fast path among what the trace had interned before the
+  /// window: Name's saved copy (null: not found), the shapes' index (-1).
+  const char *SavedName = nullptr;
+  int32_t Inputs = -1;
+};
+
+static uint32_t rawInputsHash(StringRef Dims, StringRef Types) {
+  uint64_t H = xxh3_64bits(Dims) ^ (xxh3_64bits(Types) * 0x9e3779b97f4a7c15ull);
+  return uint32_t(H ^ (H >> 32));
+}
+
+static EventPlan planEvent(const EventFields &F) {
+  EventPlan P;
+  if (F.Ph.empty())
+    return P; // not a trace event atrex uses
+  StringRef Cat = F.Cat;
+  const std::optional<double> &Ts = F.Ts;
+  if (F.Ph == "s" || F.Ph == "f") {
+    if (Cat != "ac2g")
+      return P;
+    if (!Ts || F.Id < 0) {
+      P.A = EventPlan::FlowWithoutTsOrId;
+      return P;
+    }
+    std::optional<int64_t> TsNs = toNs(*Ts);
+    if (!TsNs) {
+      P.A = EventPlan::FlowTsOutOfRange;
+      return P;
+    }
+    P.A = F.Ph == "s" ? EventPlan::FlowStart : EventPlan::FlowEnd;
+    P.Begin = *TsNs;
+    return P;
+  }
+  if (F.Ph != "X")
+    return P;
+
+  // Category names ignoring case (ASCII), lengths compared first.
+  auto Is = [&](StringRef Lower) {
+    if (Cat.size() != Lower.size())
+      return false;
+    for (size_t I = 0; I < Lower.size(); ++I)
+      if (toLower(Cat[I]) != Lower[I])
+        return false;
+    return true;
+  };
+  EventPlan::Action K = EventPlan::Ignore;
+  if (Is("kernel"))
+    K = EventPlan::Kernel;
+  else if (Is("cuda_runtime") || Is("cuda_driver") || Is("hip_runtime"))
+    K = EventPlan::Runtime;
+  else if (Is("cpu_op"))
+    K = EventPlan::CpuOp;
+  else if (Is("user_annotation"))
+    K = EventPlan::Annotation;
+  else if (Is("gpu_user_annotation"))
+    K = EventPlan::GpuAnnotation;
+  if (K == EventPlan::Ignore)
+    return P;
+  const std::optional<double> &Dur = F.Dur;
+  if (!Ts || !Dur) {
+    P.A = EventPlan::NoTsOrDur;
+    return P;
+  }
+  if (*Dur < 0) {
+    P.A = EventPlan::NegativeDur;
+    return P;
+  }
+  std::optional<int64_t> BeginNs = toNs(*Ts), EndNs = toNs(*Ts + *Dur);
+  if (!BeginNs || !EndNs) {
+    P.A = EventPlan::TsOrDurOutOfRange;
+    return P;
+  }
+  P.A = K;
+  P.Begin = *BeginNs;
+  P.End = *EndNs;
+  if (K != EventPlan::Runtime)
+    P.NameHash = CachedHashStringRef(F.Name).hash();
+  if (K == EventPlan::CpuOp && !F.Dims && !F.DimsText.empty())
+    P.InputsHash = rawInputsHash(F.DimsText, F.TypesText);
+  return P;
+}
+
 Error Trace::addFields(const EventFields &F, uint64_t Offset) {
+  return addPlanned(F, planEvent(F), Offset);
+}
+
+Error Trace::addPlanned(const EventFields &F, const EventPlan &Plan,
+                        uint64_t Offset) {
   auto Fail = [&](const Twine &Msg) {
     return createStringError(inconvertibleErrorCode(),
                              Path + ": byte " + Twine(Offset) + ": " + Msg);
   };
-  if (F.Ph.empty())
-    return Error::success(); // not a trace event atrex uses
   StringRef Cat = F.Cat, Name = F.Name;
-  const std::optional<double> &Ts = F.Ts;
   uint64_t Pid = F.Pid, Tid = F.Tid;
+  int64_t Begin = Plan.Begin, End = Plan.End;
+  auto SaveName = [&] {
+    if (Plan.SavedName)
+      return StringRef(Plan.SavedName, Name.size());
+    return Strings.save(CachedHashStringRef(Name, Plan.NameHash));
+  };
 
-  if (F.Ph == "s" || F.Ph == "f") {
-    if (Cat != "ac2g")
-      return Error::success();
-    int64_t Id = F.Id;
-    if (!Ts || Id < 0)
-      return Fail("ac2g flow event without ts or id");
-    // A flow only adds information for a kernel without a correlation
-    // argument. Kineto writes each flow end right after its runtime call or
-    // kernel, so the redundant ones (most) are not kept.
-    std::optional<int64_t> TsNs = toNs(*Ts);
-    if (!TsNs)
-      return Fail("ac2g flow event with a ts out of range");
-    if (F.Ph == "s") {
-      if (!RecentLaunches.count(Id))
-        FlowStarts.add(Id, Launch{*TsNs, Pid, Tid, -1});
-    } else {
-      int64_t At = *TsNs;
-      bool Redundant = false;
-      for (size_t I = Kernels.size(), N = 0; I > 0 && N < 8; --I, ++N) {
-        const Kernel &K = Kernels[I - 1];
-        if (K.Correlation == Id && K.Device == Pid && K.Stream == Tid &&
-            K.Ts == At)
-          Redundant = true;
-      }
-      if (!Redundant)
-        FlowEnds[{Pid, Tid, At}] = Id;
-    }
-    return Error::success();
-  }
-  if (F.Ph != "X")
-    return Error::success();
-
-  enum class Kind { Kernel, Runtime, CpuOp, Annotation, GpuAnnotation, Other };
-  Kind K = Kind::Other;
-  if (Cat.equals_insensitive("kernel"))
-    K = Kind::Kernel;
-  else if (Cat.equals_insensitive("cuda_runtime") ||
-           Cat.equals_insensitive("cuda_driver") ||
-           Cat.equals_insensitive("hip_runtime"))
-    K = Kind::Runtime;
-  else if (Cat.equals_insensitive("cpu_op"))
-    K = Kind::CpuOp;
-  else if (Cat.equals_insensitive("user_annotation"))
-    K = Kind::Annotation;
-  else if (Cat.equals_insensitive("gpu_user_annotation"))
-    K = Kind::GpuAnnotation;
-  if (K == Kind::Other)
-    return Error::success();
-  const std::optional<double> &Dur = F.Dur;
-  if (!Ts || !Dur)
+  switch (Plan.A) {
+  case EventPlan::Ignore:
+    break;
+  case EventPlan::FlowWithoutTsOrId:
+    return Fail("ac2g flow event without ts or id");
+  case EventPlan::FlowTsOutOfRange:
+    return Fail("ac2g flow event with a ts out of range");
+  case EventPlan::NoTsOrDur:
     return Fail("'" + Name + "' (" + Cat + ") has no numeric ts or dur");
-  if (*Dur < 0)
+  case EventPlan::NegativeDur:
     return Fail("'" + Name + "' has a negative duration");
-  std::optional<int64_t> BeginNs = toNs(*Ts), EndNs = toNs(*Ts + *Dur);
-  if (!BeginNs || !EndNs)
+  case EventPlan::TsOrDurOutOfRange:
     return Fail("'" + Name + "' has a ts or dur out of range");
-  int64_t Begin = *BeginNs, End = *EndNs;
-
-  switch (K) {
-  case Kind::Kernel:
+  // A flow only adds information for a kernel without a correlation
+  // argument. Kineto writes each flow end right after its runtime call or
+  // kernel, so the redundant ones (most) are not kept.
+  case EventPlan::FlowStart:
+    if (!RecentLaunches.count(F.Id))
+      FlowStarts.add(F.Id, Launch{Begin, Pid, Tid, -1});
+    break;
+  case EventPlan::FlowEnd: {
+    int64_t Id = F.Id, At = Begin;
+    bool Redundant = false;
+    for (size_t I = Kernels.size(), N = 0; I > 0 && N < 8; --I, ++N) {
+      const Kernel &K = Kernels[I - 1];
+      if (K.Correlation == Id && K.Device == Pid && K.Stream == Tid &&
+          K.Ts == At)
+        Redundant = true;
+    }
+    if (!Redundant)
+      FlowEnds[{Pid, Tid, At}] = Id;
+    break;
+  }
+  case EventPlan::Kernel:
     ++Stats.Kernels;
-    Kernels.push_back(Kernel{Strings.save(Name), Begin, End - Begin, Pid, Tid,
+    Kernels.push_back(Kernel{SaveName(), Begin, End - Begin, Pid, Tid,
                              F.Correlation, F.ExternalId});
     break;
-  case Kind::Runtime: {
+  case EventPlan::Runtime: {
     int64_t Corr = F.Correlation;
     if (Corr >= 0) {
       ++Stats.Launches;
@@ -613,96 +872,178 @@ Error Trace::addFields(const EventFields &F, uint64_t Offset) {
     }
     break;
   }
-  case Kind::CpuOp:
-  case Kind::Annotation: {
+  case EventPlan::CpuOp:
+  case EventPlan::Annotation: {
+    bool IsOp = Plan.A == EventPlan::CpuOp;
     CpuRange R;
-    R.Name = Strings.save(Name);
+    R.Name = SaveName();
     R.Ts = Begin;
     R.End = End;
     R.Pid = Pid;
     R.Tid = Tid;
     R.ExternalId = F.ExternalId;
-    R.IsOp = K == Kind::CpuOp;
-    R.IsAnnotation = K == Kind::Annotation || isAnnotationOp(Name);
-    (K == Kind::CpuOp ? Stats.CpuOps : Stats.Annotations)++;
-    if (K == Kind::CpuOp && F.Dims) {
+    R.IsOp = IsOp;
+    R.IsAnnotation = !IsOp || isAnnotationOp(Name);
+    (IsOp ? Stats.CpuOps : Stats.Annotations)++;
+    if (IsOp && F.Dims) {
       R.Inputs = internInputs(*F.Dims, F.Types);
-    } else if (K == Kind::CpuOp && !F.DimsText.empty()) {
-      auto In = internRawInputs(F.DimsText, F.TypesText);
+    } else if (IsOp && Plan.Inputs >= 0) {
+      R.Inputs = Plan.Inputs;
+    } else if (IsOp && !F.DimsText.empty()) {
+      auto In = internRawInputs(F.DimsText, F.TypesText, Plan.InputsHash);
       if (!In)
         return Fail("malformed \"Input Dims\" of '" + Name +
                     "': " + toString(In.takeError()));
       R.Inputs = *In;
     }
-    if (R.ExternalId >= 0 && K == Kind::CpuOp)
+    if (R.ExternalId >= 0 && IsOp)
       OpByExtId.add(R.ExternalId, int32_t(Ranges.size()));
     Ranges.push_back(R);
     break;
   }
-  case Kind::GpuAnnotation:
+  case EventPlan::GpuAnnotation:
     ++Stats.Annotations;
-    GpuRanges.push_back(GpuRange{Strings.save(Name), Begin, End, Pid, Tid});
-    break;
-  case Kind::Other:
+    GpuRanges.push_back(GpuRange{SaveName(), Begin, End, Pid, Tid});
     break;
   }
   return Error::success();
 }
 
 namespace {
-/// A position on a timeline: (group, group, time).
-using TimeKey = std::tuple<uint64_t, uint64_t, int64_t>;
+/// A thread (pid, tid) or a stream (device, stream): a timeline.
+using Timeline = std::pair<uint64_t, uint64_t>;
+
+/// Items of one kind on their timelines: the timelines in order, where the
+/// items of each start in Items (one more entry: the end), and the items.
+template <typename Item> struct ByTimeline {
+  std::vector<Timeline> Lines;
+  std::vector<size_t> Start;
+  std::vector<Item> Items;
+};
+
+/// The items Make(0..N-1) grouped by their timelines LineOf(0..N-1) (in
+/// order) and sorted by \p Less within each. A trace lists each thread's or
+/// stream's events mostly in time order, so the items are placed by
+/// timeline and each timeline's items are sorted only when they are not in
+/// order already: the same result as sorting them all by (timeline, Less),
+/// in linear time for the usual trace.
+template <typename Item, typename LineFn, typename MakeFn, typename LessFn>
+ByTimeline<Item> sortedByTimeline(size_t N, LineFn LineOf, MakeFn Make,
+                                  LessFn Less) {
+  ByTimeline<Item> Out;
+  // The timelines in order of first appearance, with their sizes.
+  std::vector<Timeline> Lines;
+  std::vector<size_t> Count;
+  llvm::DenseMap<Timeline, uint32_t> LineIndex;
+  Timeline Last(0, 0);
+  uint32_t LastOrdinal = ~0u;
+  auto OrdinalOf = [&](size_t I) {
+    Timeline L = LineOf(I);
+    if (LastOrdinal == ~0u || L != Last) {
+      auto [At, New] = LineIndex.try_emplace(L, uint32_t(Lines.size()));
+      if (New) {
+        Lines.push_back(L);
+        Count.push_back(0);
+      }
+      Last = L;
+      LastOrdinal = At->second;
+    }
+    return LastOrdinal;
+  };
+  for (size_t I = 0; I < N; ++I)
+    ++Count[OrdinalOf(I)];
+  // The timelines in order and where the items of each start.
+  std::vector<uint32_t> Order(Lines.size());
+  for (uint32_t L = 0; L < Order.size(); ++L)
+    Order[L] = L;
+  llvm::sort(Order,
+             [&](uint32_t A, uint32_t B) { return Lines[A] < Lines[B]; });
+  std::vector<size_t> Next(Lines.size());
+  Out.Start.resize(Lines.size() + 1);
+  for (size_t K = 0, At = 0; K < Order.size(); ++K) {
+    Out.Lines.push_back(Lines[Order[K]]);
+    Next[Order[K]] = At;
+    Out.Start[K] = At;
+    At += Count[Order[K]];
+  }
+  Out.Start[Order.size()] = N;
+  Out.Items.resize(N);
+  for (size_t I = 0; I < N; ++I)
+    Out.Items[Next[OrdinalOf(I)]++] = Make(I);
+  for (size_t K = 0; K < Order.size(); ++K) {
+    auto From = Out.Items.begin() + Out.Start[K],
+         To = Out.Items.begin() + Out.Start[K + 1];
+    if (!std::is_sorted(From, To, Less))
+      llvm::sort(From, To, Less);
+  }
+  return Out;
+}
 
 /// Nesting sweep over one kind of timeline (threads or streams): ranges
-/// and points, each sorted by their key (ranges longest first at equal
-/// starts), merged; OnRange(index, parent) and OnPoint(index, innermost)
-/// receive the innermost range that encloses each item, or -1.
-template <typename RangeKey, typename RangeEnd, typename PointKey,
-          typename RangeFn, typename PointFn>
-void sweep(size_t NRanges, size_t NPoints, RangeKey RK, RangeEnd End,
-           PointKey PK, RangeFn OnRange, PointFn OnPoint) {
-  // The keys are copied next to the indices, so that the sorts compare
+/// and points, each sorted by (timeline, time) (ranges longest first at
+/// equal starts), merged; OnRange(index, parent) and OnPoint(index,
+/// innermost) receive the innermost range that encloses each item, or -1.
+/// RangeLine / PointLine give an item's timeline, RangeTs / PointTs its time.
+template <typename RangeLine, typename RangeTs, typename RangeEnd,
+          typename PointLine, typename PointTs, typename RangeFn,
+          typename PointFn>
+void sweep(size_t NRanges, size_t NPoints, RangeLine RL, RangeTs RT,
+           RangeEnd End, PointLine PL, PointTs PT, RangeFn OnRange,
+           PointFn OnPoint) {
+  // The times are copied next to the indices, so that the sorts compare
   // contiguous records.
-  struct Item {
-    TimeKey Key;
-    int64_t End;
+  struct RangeItem {
+    int64_t Ts, End;
     uint32_t Index;
   };
-  std::vector<Item> R(NRanges), P(NPoints);
-  for (size_t I = 0; I < NRanges; ++I)
-    R[I] = Item{RK(I), End(I), uint32_t(I)};
-  for (size_t I = 0; I < NPoints; ++I)
-    P[I] = Item{PK(I), 0, uint32_t(I)};
-  llvm::sort(R, [&](const Item &A, const Item &B) {
-    // Ends descending without negating them (INT64_MIN has no negation).
-    return std::tie(A.Key, B.End, A.Index) < std::tie(B.Key, A.End, B.Index);
-  });
-  llvm::sort(P, [&](const Item &A, const Item &B) {
-    return std::tie(A.Key, A.Index) < std::tie(B.Key, B.Index);
-  });
+  struct PointItem {
+    int64_t Ts;
+    uint32_t Index;
+  };
+  ByTimeline<RangeItem> R = sortedByTimeline<RangeItem>(
+      NRanges, RL,
+      [&](size_t I) { return RangeItem{RT(I), End(I), uint32_t(I)}; },
+      [&](const RangeItem &A, const RangeItem &B) {
+        // Ends descending without negating them (INT64_MIN has no negation).
+        return std::tie(A.Ts, B.End, A.Index) < std::tie(B.Ts, A.End, B.Index);
+      });
+  ByTimeline<PointItem> P = sortedByTimeline<PointItem>(
+      NPoints, PL, [&](size_t I) { return PointItem{PT(I), uint32_t(I)}; },
+      [&](const PointItem &A, const PointItem &B) {
+        return std::tie(A.Ts, A.Index) < std::tie(B.Ts, B.Index);
+      });
   std::vector<uint32_t> Stack;
-  uint64_t G1 = ~0ull, G2 = ~0ull;
-  size_t I = 0, J = 0;
-  while (I < R.size() || J < P.size()) {
-    bool TakeRange = J == P.size() || (I < R.size() && R[I].Key <= P[J].Key);
-    TimeKey K = TakeRange ? R[I].Key : P[J].Key;
-    if (std::get<0>(K) != G1 || std::get<1>(K) != G2) {
-      Stack.clear();
-      G1 = std::get<0>(K);
-      G2 = std::get<1>(K);
+  size_t LR = 0, LP = 0; // the next timeline of each
+  while (LR < R.Lines.size() || LP < P.Lines.size()) {
+    // The next timeline, and its ranges [I, IE) and points [J, JE).
+    bool HasR = LR < R.Lines.size(), HasP = LP < P.Lines.size();
+    Timeline Line = !HasP || (HasR && R.Lines[LR] < P.Lines[LP]) ? R.Lines[LR]
+                                                                 : P.Lines[LP];
+    size_t I = 0, IE = 0, J = 0, JE = 0;
+    if (HasR && R.Lines[LR] == Line) {
+      I = R.Start[LR];
+      IE = R.Start[++LR];
     }
-    int64_t Ts = std::get<2>(K);
-    if (TakeRange) {
-      while (!Stack.empty() && End(Stack.back()) <= Ts)
-        Stack.pop_back();
-      OnRange(R[I].Index, Stack.empty() ? -1 : int32_t(Stack.back()));
-      Stack.push_back(R[I].Index);
-      ++I;
-    } else {
-      while (!Stack.empty() && End(Stack.back()) < Ts)
-        Stack.pop_back();
-      OnPoint(P[J].Index, Stack.empty() ? -1 : int32_t(Stack.back()));
-      ++J;
+    if (HasP && P.Lines[LP] == Line) {
+      J = P.Start[LP];
+      JE = P.Start[++LP];
+    }
+    Stack.clear();
+    while (I < IE || J < JE) {
+      if (J == JE || (I < IE && R.Items[I].Ts <= P.Items[J].Ts)) {
+        int64_t Ts = R.Items[I].Ts;
+        while (!Stack.empty() && End(Stack.back()) <= Ts)
+          Stack.pop_back();
+        OnRange(R.Items[I].Index, Stack.empty() ? -1 : int32_t(Stack.back()));
+        Stack.push_back(R.Items[I].Index);
+        ++I;
+      } else {
+        int64_t Ts = P.Items[J].Ts;
+        while (!Stack.empty() && End(Stack.back()) < Ts)
+          Stack.pop_back();
+        OnPoint(P.Items[J].Index, Stack.empty() ? -1 : int32_t(Stack.back()));
+        ++J;
+      }
     }
   }
 }
@@ -714,14 +1055,15 @@ void Trace::link() {
   auto GpuSweep = [this] {
     sweep(
         GpuRanges.size(), Kernels.size(),
-        [&](uint32_t I) {
-          return TimeKey(GpuRanges[I].Device, GpuRanges[I].Stream,
-                         GpuRanges[I].Ts);
+        [&](size_t I) {
+          return Timeline(GpuRanges[I].Device, GpuRanges[I].Stream);
         },
-        [&](uint32_t I) { return GpuRanges[I].End; },
-        [&](uint32_t I) {
-          return TimeKey(Kernels[I].Device, Kernels[I].Stream, Kernels[I].Ts);
+        [&](size_t I) { return GpuRanges[I].Ts; },
+        [&](size_t I) { return GpuRanges[I].End; },
+        [&](size_t I) {
+          return Timeline(Kernels[I].Device, Kernels[I].Stream);
         },
+        [&](size_t I) { return Kernels[I].Ts; },
         [&](uint32_t I, int32_t P) { GpuRanges[I].Parent = P; },
         [&](uint32_t I, int32_t P) { Kernels[I].GpuAnnotation = P; });
   };
@@ -744,13 +1086,11 @@ void Trace::link() {
     Points.push_back(&L.second);
   sweep(
       Ranges.size(), Points.size(),
-      [&](uint32_t I) {
-        return TimeKey(Ranges[I].Pid, Ranges[I].Tid, Ranges[I].Ts);
-      },
-      [&](uint32_t I) { return Ranges[I].End; },
-      [&](uint32_t I) {
-        return TimeKey(Points[I]->Pid, Points[I]->Tid, Points[I]->Ts);
-      },
+      [&](size_t I) { return Timeline(Ranges[I].Pid, Ranges[I].Tid); },
+      [&](size_t I) { return Ranges[I].Ts; },
+      [&](size_t I) { return Ranges[I].End; },
+      [&](size_t I) { return Timeline(Points[I]->Pid, Points[I]->Tid); },
+      [&](size_t I) { return Points[I]->Ts; },
       [&](uint32_t I, int32_t P) { Ranges[I].Parent = P; },
       [&](uint32_t I, int32_t P) {
         Launch &L = *Points[I];
@@ -808,8 +1148,14 @@ std::vector<bool> Trace::launchingRanges() const {
 }
 
 void Trace::forEachKernel(function_ref<void(const KernelView &)> F) const {
+  forEachKernel(F, 0, Kernels.size());
+}
+
+void Trace::forEachKernel(function_ref<void(const KernelView &)> F, size_t From,
+                          size_t To) const {
   KernelView V;
-  for (const Kernel &K : Kernels) {
+  for (size_t I = From; I < To; ++I) {
+    const Kernel &K = Kernels[I];
     V.Name = K.Name;
     V.Ts = K.Ts;
     V.Dur = K.Dur;
@@ -831,26 +1177,40 @@ void Trace::forEachKernel(function_ref<void(const KernelView &)> F) const {
 }
 
 int64_t Trace::busyTime() const {
+  // The union of the intervals in (device, begin, end) order: the kernels
+  // themselves when they are in that order already (the usual trace), else a
+  // sorted copy.
+  auto Union = [](auto &&Intervals) {
+    int64_t Total = 0, CurEnd = INT64_MIN, CurBegin = 0;
+    uint64_t Dev = ~0ull;
+    for (auto [D, B, E] : Intervals) {
+      if (D != Dev || B > CurEnd) {
+        if (CurEnd != INT64_MIN)
+          Total += CurEnd - CurBegin;
+        Dev = D;
+        CurBegin = B;
+        CurEnd = E;
+      } else
+        CurEnd = std::max(CurEnd, E);
+    }
+    if (CurEnd != INT64_MIN)
+      Total += CurEnd - CurBegin;
+    return Total;
+  };
+  auto Interval = [](const Kernel &K) {
+    return std::tuple<uint64_t, int64_t, int64_t>(K.Device, K.Ts, K.Ts + K.Dur);
+  };
+  if (std::is_sorted(Kernels.begin(), Kernels.end(),
+                     [&](const Kernel &L, const Kernel &R) {
+                       return Interval(L) < Interval(R);
+                     }))
+    return Union(llvm::map_range(Kernels, Interval));
   std::vector<std::tuple<uint64_t, int64_t, int64_t>> Iv;
   Iv.reserve(Kernels.size());
   for (const Kernel &K : Kernels)
-    Iv.emplace_back(K.Device, K.Ts, K.Ts + K.Dur);
+    Iv.push_back(Interval(K));
   llvm::sort(Iv);
-  int64_t Total = 0, CurEnd = INT64_MIN, CurBegin = 0;
-  uint64_t Dev = ~0ull;
-  for (auto &[D, B, E] : Iv) {
-    if (D != Dev || B > CurEnd) {
-      if (CurEnd != INT64_MIN)
-        Total += CurEnd - CurBegin;
-      Dev = D;
-      CurBegin = B;
-      CurEnd = E;
-    } else
-      CurEnd = std::max(CurEnd, E);
-  }
-  if (CurEnd != INT64_MIN)
-    Total += CurEnd - CurBegin;
-  return Total;
+  return Union(Iv);
 }
 
 } // namespace trace
@@ -859,13 +1219,24 @@ int64_t Trace::busyTime() const {
 namespace atrex {
 namespace trace {
 namespace {
-/// An event the fast path parsed, waiting to be added in file order.
+/// An event the fast path parsed and planned, waiting to be added in file
+/// order: what addPlanned uses of it, its strings as positions in the window
+/// (which stays in place until the records are added).
 struct FastRecord {
-  EventFields F;
-  uint64_t Offset = 0;
+  uint64_t Pid, Tid;
+  int64_t Id, Correlation, ExternalId;
+  int64_t Begin, End; // ns
+  uint32_t At;        // where the event starts in the window
+  uint32_t NameAt, NameLen, DimsAt, DimsLen, TypesAt, TypesLen;
+  uint32_t NameHash, InputsHash;
+  /// Resolved on the parsing thread (EventPlan::SavedName, ::Inputs).
+  const char *SavedName;
+  int32_t Inputs;
   /// The strings of string pids / tids, in the order they appear.
-  StringRef Strs[2];
-  unsigned NumStrs = 0;
+  uint32_t StrAt[2], StrLen[2];
+  EventPlan::Action A;
+  int8_t PidSlot, TidSlot;
+  uint8_t NumStrs;
 };
 
 /// A part of the window parsed by one thread: events from Begin (a known
@@ -880,6 +1251,75 @@ struct FastPart {
   enum StopKind { AtLimit, Other, Incomplete } Stop = Other;
 };
 } // namespace
+
+/// A read-only copy of what a trace has interned (names, the shapes of raw
+/// inputs), taken between windows, in which the threads that parse look up
+/// an event's strings: the calling thread then adds a record without
+/// touching its text again. Open addressing on the strings' hashes.
+class InternedSnapshot {
+  struct NameSlot {
+    const char *Data = nullptr;
+    uint32_t Size = 0, Hash = 0;
+  };
+  struct InputsSlot {
+    RawInputsKey Key;
+    int32_t Index = -1;
+  };
+  std::vector<NameSlot> Names;
+  std::vector<InputsSlot> Inputs;
+  size_t NumNames = ~size_t(0), NumInputs = ~size_t(0);
+
+  template <typename Slot> static std::vector<Slot> table(size_t N) {
+    return std::vector<Slot>(llvm::PowerOf2Ceil(std::max<size_t>(N * 2, 16)));
+  }
+
+public:
+  /// Copies what \p Strings and \p RawInputs hold when it has grown.
+  void update(const NameSaver &Strings,
+              const llvm::DenseMap<RawInputsKey, int32_t, RawInputsKeyInfo>
+                  &RawInputs) {
+    if (Strings.size() != NumNames) {
+      NumNames = Strings.size();
+      Names = table<NameSlot>(NumNames);
+      size_t Mask = Names.size() - 1;
+      for (const CachedHashStringRef &S : Strings) {
+        size_t I = S.hash() & Mask;
+        while (Names[I].Data)
+          I = (I + 1) & Mask;
+        Names[I] = NameSlot{S.val().data(), uint32_t(S.size()), S.hash()};
+      }
+    }
+    if (RawInputs.size() != NumInputs) {
+      NumInputs = RawInputs.size();
+      Inputs = table<InputsSlot>(NumInputs);
+      size_t Mask = Inputs.size() - 1;
+      for (const auto &[Key, Index] : RawInputs) {
+        size_t I = Key.Hash & Mask;
+        while (Inputs[I].Index >= 0)
+          I = (I + 1) & Mask;
+        Inputs[I] = InputsSlot{Key, Index};
+      }
+    }
+  }
+  /// The saved copy of \p S (with hash \p Hash), or null.
+  const char *name(StringRef S, uint32_t Hash) const {
+    size_t Mask = Names.size() - 1;
+    for (size_t I = Hash & Mask; Names[I].Data; I = (I + 1) & Mask)
+      if (Names[I].Hash == Hash && Names[I].Size == S.size() &&
+          std::memcmp(Names[I].Data, S.data(), S.size()) == 0)
+        return Names[I].Data;
+    return nullptr;
+  }
+  /// The index of the shapes with this dims and types text, or -1.
+  int32_t inputs(StringRef Dims, StringRef Types, uint32_t Hash) const {
+    size_t Mask = Inputs.size() - 1;
+    for (size_t I = Hash & Mask; Inputs[I].Index >= 0; I = (I + 1) & Mask)
+      if (Inputs[I].Key.Hash == Hash && Inputs[I].Key.Dims == Dims &&
+          Inputs[I].Key.Types == Types)
+        return Inputs[I].Index;
+    return -1;
+  }
+};
 
 /// The fast path of Trace::read: the block callback of the stream reader.
 /// It splits the window at guessed event boundaries ("}", ",", "{" with
@@ -916,11 +1356,12 @@ private:
   size_t DoneSize = 0;
   std::mutex M;
   std::condition_variable CV;
+  InternedSnapshot Interned;
 
   void parsePart(FastPart &P, StringRef Text, uint64_t Offset);
   /// Claims and parses parts until none is left.
   void work(StringRef Text, uint64_t Offset, bool Once);
-  Error merge(FastPart &P);
+  Error merge(FastPart &P, StringRef Text, uint64_t Offset);
 };
 
 static bool isWs(char C) {
@@ -953,24 +1394,61 @@ void FastBlockReader::parsePart(FastPart &Part, StringRef Text,
       Part.NextStart = P;
       return;
     }
-    Part.Recs.emplace_back();
-    FastRecord &R = Part.Recs.back();
-    R.Offset = Offset + P;
+    EventFields F;
+    StringRef Strs[2];
+    unsigned NumStrs = 0;
     bool Overflow = false;
     auto Intern = [&](StringRef S) -> uint64_t {
-      if (R.NumStrs == 2)
+      if (NumStrs == 2)
         Overflow = true;
       else
-        R.Strs[R.NumStrs++] = S;
+        Strs[NumStrs++] = S;
       return 0;
     };
     FastEvent FE(Base + P, End);
-    if (!FE.parsePrefix(R.F, Intern) || Overflow) {
-      Part.Recs.pop_back();
+    if (!FE.parsePrefix(F, Intern) || Overflow) {
       if (FE.atEnd())
         Part.Stop = FastPart::Incomplete;
       return;
     }
+    EventPlan Plan = planEvent(F);
+    // An event that is an error is left to the one-event path, which words
+    // the error.
+    if (Plan.A >= EventPlan::FlowWithoutTsOrId)
+      return;
+    auto Pos = [&](StringRef S) { return uint32_t(S.data() - Base); };
+    FastRecord &R = Part.Recs.emplace_back();
+    R.Pid = F.Pid;
+    R.Tid = F.Tid;
+    R.Id = F.Id;
+    R.Correlation = F.Correlation;
+    R.ExternalId = F.ExternalId;
+    R.Begin = Plan.Begin;
+    R.End = Plan.End;
+    R.At = uint32_t(P);
+    R.NameAt = Pos(F.Name);
+    R.NameLen = uint32_t(F.Name.size());
+    R.DimsAt = F.DimsText.empty() ? 0 : Pos(F.DimsText);
+    R.DimsLen = uint32_t(F.DimsText.size());
+    R.TypesAt = F.TypesText.empty() ? 0 : Pos(F.TypesText);
+    R.TypesLen = uint32_t(F.TypesText.size());
+    R.NameHash = Plan.NameHash;
+    R.InputsHash = Plan.InputsHash;
+    bool Named = Plan.A == EventPlan::Kernel || Plan.A == EventPlan::CpuOp ||
+                 Plan.A == EventPlan::Annotation ||
+                 Plan.A == EventPlan::GpuAnnotation;
+    R.SavedName = Named ? Interned.name(F.Name, Plan.NameHash) : nullptr;
+    R.Inputs = Plan.A == EventPlan::CpuOp && !F.DimsText.empty()
+                   ? Interned.inputs(F.DimsText, F.TypesText, Plan.InputsHash)
+                   : -1;
+    for (unsigned I = 0; I < NumStrs; ++I) {
+      R.StrAt[I] = Pos(Strs[I]);
+      R.StrLen[I] = uint32_t(Strs[I].size());
+    }
+    R.A = Plan.A;
+    R.PidSlot = F.PidSlot;
+    R.TidSlot = F.TidSlot;
+    R.NumStrs = uint8_t(NumStrs);
     size_t Q = FE.pos() - Base;
     Part.LastEnd = Q;
     // The separator: white space, a comma, white space, the next object.
@@ -997,28 +1475,53 @@ void FastBlockReader::work(StringRef Text, uint64_t Offset, bool Once) {
   }
 }
 
-Error FastBlockReader::merge(FastPart &Part) {
-  for (FastRecord &R : Part.Recs) {
+Error FastBlockReader::merge(FastPart &Part, StringRef Text, uint64_t Offset) {
+  const char *Base = Text.data();
+  auto Str = [&](uint32_t At, uint32_t Len) {
+    return Len ? StringRef(Base + At, Len) : StringRef();
+  };
+  for (const FastRecord &R : Part.Recs) {
     ++T.Stats.Events;
-    EventFields &F = R.F;
+    EventFields F;
+    F.Name = Str(R.NameAt, R.NameLen);
+    F.Pid = R.Pid;
+    F.Tid = R.Tid;
+    F.Id = R.Id;
+    F.Correlation = R.Correlation;
+    F.ExternalId = R.ExternalId;
+    F.DimsText = Str(R.DimsAt, R.DimsLen);
+    F.TypesText = Str(R.TypesAt, R.TypesLen);
     // Strings get their ids in the order the one-event path gives them.
     uint64_t Ids[2] = {0, 0};
     for (unsigned I = 0; I < R.NumStrs; ++I) {
-      auto It = T.StringIds.try_emplace(R.Strs[I], (uint64_t(1) << 62) +
-                                                       T.StringIds.size());
+      auto It =
+          T.StringIds.try_emplace(Str(R.StrAt[I], R.StrLen[I]),
+                                  (uint64_t(1) << 62) + T.StringIds.size());
       Ids[I] = It.first->second;
     }
-    if (F.PidSlot >= 0)
-      F.Pid = Ids[F.PidSlot];
-    if (F.TidSlot >= 0)
-      F.Tid = Ids[F.TidSlot];
-    if (Error E = T.addFields(F, R.Offset))
+    if (R.PidSlot >= 0)
+      F.Pid = Ids[R.PidSlot];
+    if (R.TidSlot >= 0)
+      F.Tid = Ids[R.TidSlot];
+    EventPlan Plan;
+    Plan.A = R.A;
+    Plan.Begin = R.Begin;
+    Plan.End = R.End;
+    Plan.NameHash = R.NameHash;
+    Plan.InputsHash = R.InputsHash;
+    Plan.SavedName = R.SavedName;
+    Plan.Inputs = R.Inputs;
+    if (Error E = T.addPlanned(F, Plan, Offset + R.At))
       return E;
   }
   return Error::success();
 }
 
 Expected<BlockResult> FastBlockReader::run(StringRef Text, uint64_t Offset) {
+  // Records keep positions in the window in 32 bits.
+  Text = Text.take_front(std::min<size_t>(Text.size(), UINT32_MAX));
+  // No part is being parsed: what the trace has interned can be copied.
+  Interned.update(T.Strings, T.RawInputIndex);
   // Parts: the first at the start, the others at guessed event boundaries
   // near equal divisions of the window.
   size_t Size = Text.size();
@@ -1089,7 +1592,7 @@ Expected<BlockResult> FastBlockReader::run(StringRef Text, uint64_t Offset) {
       if (Prev.Stop != FastPart::AtLimit || Prev.NextStart != P.Begin)
         break; // a wrong guess
     }
-    if (Error E = merge(P)) {
+    if (Error E = merge(P, Text, Offset)) {
       Finish();
       return std::move(E);
     }

@@ -705,6 +705,72 @@ public:
 };
 } // namespace
 
+namespace {
+/// A necessary condition for a composite rule to consume ops from a
+/// position: the ops' names alone fit its sequence, with every element's
+/// types, dims, claims and repeat limit left out (each of those only
+/// rejects more). The sequence is read as an automaton over the elements
+/// (at most 63: a bit each; longer sequences are not filtered), so the
+/// check costs one step per op it reads and allocates nothing.
+class NameOnlyMatcher {
+  const MapRule &R;
+  size_t N;
+  bool Usable;
+  uint64_t OptionalMask = 0, RepeatMask = 0;
+  /// Per op name: the elements whose op pattern matches it.
+  DenseMap<const char *, uint64_t> Fits;
+
+  uint64_t fits(StringRef Name) {
+    auto [It, New] = Fits.try_emplace(Name.data(), 0);
+    if (New)
+      for (size_t E = 0; E < N; ++E)
+        if (R.Sequence[E].Op->match(Name))
+          It->second |= uint64_t(1) << E;
+    return It->second;
+  }
+  /// States (elements still to match; bit N: the sequence is done) closed
+  /// under skipping optional elements.
+  uint64_t closure(uint64_t S) const {
+    for (size_t E = 0; E < N; ++E)
+      if ((S >> E & 1) && (OptionalMask >> E & 1))
+        S |= uint64_t(1) << (E + 1);
+    return S;
+  }
+
+public:
+  explicit NameOnlyMatcher(const MapRule &R)
+      : R(R), N(R.Sequence.size()), Usable(N < 64) {
+    if (!Usable)
+      return;
+    for (size_t E = 0; E < N; ++E) {
+      if (R.Sequence[E].Optional)
+        OptionalMask |= uint64_t(1) << E;
+      if (R.Sequence[E].Repeat)
+        RepeatMask |= uint64_t(1) << E;
+    }
+  }
+
+  /// False when no match of the sequence that starts at Ops[Pos] consumes
+  /// at least one op.
+  bool mayConsume(ArrayRef<const CpuRange *> Ops, size_t Pos) {
+    if (!Usable)
+      return true;
+    uint64_t Done = uint64_t(1) << N;
+    uint64_t S = closure(1);
+    for (size_t P = Pos; P < Ops.size(); ++P) {
+      uint64_t Matched = S & fits(Ops[P]->Name);
+      if (!Matched)
+        return false;
+      // An element that matched moves on; a repeated one may match again.
+      S = closure((Matched << 1) | (Matched & RepeatMask));
+      if (S & Done)
+        return true;
+    }
+    return false;
+  }
+};
+} // namespace
+
 Composites Mapping::recognize(const Trace &T) const {
   Composites Out;
   if (none_of(Rules, [](const MapRule &R) { return R.isComposite(); }))
@@ -717,13 +783,26 @@ Composites Mapping::recognize(const Trace &T) const {
            std::vector<const CpuRange *>>
       Groups;
   size_t Index = 0;
-  for (const CpuRange &R : T.ranges())
-    if (Launching[Index++] && R.IsOp)
-      Groups[{R.Pid, R.Tid, R.Parent}].push_back(&R);
-  for (auto &[Key, Ops] : Groups)
-    std::stable_sort(
-        Ops.begin(), Ops.end(),
-        [](const CpuRange *L, const CpuRange *R) { return L->Ts < R->Ts; });
+  // Consecutive ops mostly share their group: the last one is kept at hand.
+  std::tuple<uint64_t, uint64_t, int32_t> LastKey;
+  std::vector<const CpuRange *> *LastGroup = nullptr;
+  for (const CpuRange &R : T.ranges()) {
+    if (!Launching[Index++] || !R.IsOp)
+      continue;
+    std::tuple<uint64_t, uint64_t, int32_t> Key{R.Pid, R.Tid, R.Parent};
+    if (!LastGroup || Key != LastKey) {
+      LastGroup = &Groups[Key];
+      LastKey = Key;
+    }
+    LastGroup->push_back(&R);
+  }
+  for (auto &[Key, Ops] : Groups) {
+    auto ByTs = [](const CpuRange *L, const CpuRange *R) {
+      return L->Ts < R->Ts;
+    };
+    if (!std::is_sorted(Ops.begin(), Ops.end(), ByTs))
+      std::stable_sort(Ops.begin(), Ops.end(), ByTs);
+  }
   // A match that consumes an op starts with an element, after optional
   // ones only, whose op pattern the op's name matches: per composite rule
   // (the first 64) a bit of the names that can start one, per op name.
@@ -746,32 +825,35 @@ Composites Mapping::recognize(const Trace &T) const {
         }
     return It->second;
   };
-  std::map<std::tuple<uint64_t, uint64_t, int32_t>, std::vector<uint64_t>>
-      GroupStarts;
+  // Per group, the ops that can start a composite (most cannot), with
+  // their bits.
+  struct Starters {
+    std::vector<uint32_t> Pos;
+    std::vector<uint64_t> Bits;
+  };
+  std::map<std::tuple<uint64_t, uint64_t, int32_t>, Starters> GroupStarts;
   for (auto &[Key, Ops] : Groups) {
-    std::vector<uint64_t> &S = GroupStarts[Key];
-    for (const CpuRange *Op : Ops)
-      S.push_back(Starts(Op->Name));
+    Starters &S = GroupStarts[Key];
+    for (size_t I = 0; I < Ops.size(); ++I)
+      if (uint64_t Bits = Starts(Ops[I]->Name)) {
+        S.Pos.push_back(uint32_t(I));
+        S.Bits.push_back(Bits);
+      }
   }
   for (size_t B = 0; B < Composite.size(); ++B) {
     const MapRule &R = *Composite[B];
+    NameOnlyMatcher Names(R);
     for (auto &[Key, Ops] : Groups) {
-      const std::vector<uint64_t> &CanStart = GroupStarts[Key];
-      for (size_t I = 0; I < Ops.size();) {
-        if (B < 64 && !(CanStart[I] >> B & 1)) {
-          ++I; // no match of R consumes Ops[I]
-          continue;
-        }
+      // Tries R at Ops[I]; returns the next op to try (after the match).
+      auto TryAt = [&, &Ops = Ops](size_t I) -> size_t {
+        if (!Names.mayConsume(Ops, I))
+          return I + 1; // not even the ops' names fit R's sequence
         SeqMatcher SM(R, T, Ops, Out);
-        if (!SM.run(0, I, {}) || SM.End == I) {
-          ++I;
-          continue;
-        }
+        if (!SM.run(0, I, {}) || SM.End == I)
+          return I + 1;
         std::map<std::string, int64_t> S = SM.Symbols;
-        if (!applyDerive(R, S)) {
-          ++I;
-          continue;
-        }
+        if (!applyDerive(R, S))
+          return I + 1;
         CompositeInstance CI;
         CI.Rule = &R;
         CI.First = Ops[I];
@@ -794,8 +876,20 @@ Composites Mapping::recognize(const Trace &T) const {
           }
         }
         Out.Instances.push_back(std::move(CI));
-        I = SM.End;
+        return SM.End;
+      };
+      if (B >= 64) {
+        for (size_t I = 0; I < Ops.size();)
+          I = TryAt(I);
+        continue;
       }
+      // Only an op whose bit for R is set can start a match of R that
+      // consumes it; the ops a match consumed are not tried again.
+      const Starters &S = GroupStarts[Key];
+      size_t Next = 0;
+      for (size_t K = 0; K < S.Pos.size(); ++K)
+        if (S.Pos[K] >= Next && (S.Bits[K] >> B & 1))
+          Next = TryAt(S.Pos[K]);
     }
   }
   return Out;

@@ -11,11 +11,14 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/YAMLTraits.h"
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <set>
+#include <thread>
 
 using namespace llvm;
 using namespace atrex::trace;
@@ -125,7 +128,16 @@ void WeightBuilder::addTrace(StringRef App, double CardHours, const Trace &T) {
   }
   AppStats &A = *It;
   A.Traces.push_back(T.path().str());
-  A.BusyNs += T.busyTime();
+  bool TwoThreads =
+      llvm::hardware_concurrency(Threads).compute_thread_count() > 1;
+  // The GPU busy time, on a second thread while the composites are
+  // recognised (neither changes the trace).
+  int64_t BusyNs = 0;
+  std::thread Busy;
+  if (TwoThreads)
+    Busy = std::thread([&] { BusyNs = T.busyTime(); });
+  else
+    BusyNs = T.busyTime();
 
   // Every kernel keeps a small record until its phase is decided.
   struct Rec {
@@ -135,17 +147,20 @@ void WeightBuilder::addTrace(StringRef App, double CardHours, const Trace &T) {
     int32_t Key;    // index into Keys, -1 for kernels without a problem
     Phase P, PrevP;
   };
-  std::deque<Rec> Recs;
   std::vector<ProblemKey> Keys;
   std::map<ProblemKey, int32_t> KeyIndex;
   Composites C = Map.recognize(T);
+  if (Busy.joinable())
+    Busy.join();
+  A.BusyNs += BusyNs;
 
   // What a kernel maps to depends only on its name, its launch stack's op
-  // names, recorded inputs and composites, and its annotations; kernels
+  // names, recorded inputs and composites, and its annotations: its
+  // signature (names are interned: their addresses identify them). Kernels
   // repeat those (every layer, every step), so the outcome is kept per
-  // distinct combination (names are interned: their addresses identify
-  // them) and the times are summed per outcome before they go into the
-  // application's maps.
+  // distinct signature (up to MaxOutcomes of them; a kernel with another
+  // one is mapped on its own) and the times are summed per outcome before
+  // they go into the application's maps.
   struct Outcome {
     const MapRule *Rule = nullptr;
     bool HasShape = false;
@@ -154,10 +169,7 @@ void WeightBuilder::addTrace(StringRef App, double CardHours, const Trace &T) {
     std::string Kernel, Op; // unmapped kernels
     TimeAndCalls Sum;       // unmapped and unshaped kernels
   };
-  std::deque<Outcome> Outcomes;
-  StringMap<uint32_t> OutcomeIndex;
   constexpr size_t MaxOutcomes = 1 << 16;
-  SmallVector<uint64_t, 64> Sig;
   auto Classify = [&](const KernelView &K, Outcome &O) {
     Match M = Map.match(K, T, &C);
     O.Rule = M.Rule;
@@ -192,9 +204,7 @@ void WeightBuilder::addTrace(StringRef App, double CardHours, const Trace &T) {
     }
     O.Sum = TimeAndCalls();
   };
-  T.forEachKernel([&](const KernelView &K) {
-    ++A.Kernels;
-    A.KernelNs += K.Dur;
+  auto SignatureOf = [&C](const KernelView &K, SmallVectorImpl<uint64_t> &Sig) {
     auto Str = [&](StringRef S) {
       Sig.push_back(reinterpret_cast<uintptr_t>(S.data()));
       Sig.push_back(S.size());
@@ -210,41 +220,113 @@ void WeightBuilder::addTrace(StringRef App, double CardHours, const Trace &T) {
     Sig.push_back(~uint64_t(0));
     for (StringRef An : K.Annotations)
       Str(An);
-    StringRef SigText(reinterpret_cast<const char *>(Sig.data()),
-                      Sig.size() * sizeof(uint64_t));
+    return StringRef(reinterpret_cast<const char *>(Sig.data()),
+                     Sig.size() * sizeof(uint64_t));
+  };
+
+  // The kernels' signatures, numbered in order of first appearance; on two
+  // threads (each half of the kernels its own numbering) when there are
+  // many. Recs[I].Key holds kernel I's number for now (-1: none, its
+  // table was full).
+  size_t NumKernels = T.numKernels();
+  std::deque<Rec> Recs(NumKernels);
+  struct SigTable {
+    StringMap<uint32_t> Index;
+    std::vector<StringRef> Sigs; // by number
+    std::vector<size_t> First;   // the first kernel with each
+  };
+  size_t Half =
+      TwoThreads && NumKernels >= (1u << 16) ? NumKernels / 2 : NumKernels;
+  // Each table holds its share of the MaxOutcomes signatures kept.
+  size_t TableLimit = Half < NumKernels ? MaxOutcomes / 2 : MaxOutcomes;
+  auto Scan = [&](size_t From, size_t To, SigTable &Tab) {
+    SmallVector<uint64_t, 64> Sig;
+    size_t I = From;
+    T.forEachKernel(
+        [&](const KernelView &K) {
+          StringRef S = SignatureOf(K, Sig);
+          int32_t Id = -1;
+          auto It = Tab.Index.find(S);
+          if (It != Tab.Index.end()) {
+            Id = int32_t(It->second);
+          } else if (Tab.Sigs.size() < TableLimit) {
+            auto New = Tab.Index.try_emplace(S, uint32_t(Tab.Sigs.size()));
+            Tab.Sigs.push_back(New.first->first());
+            Tab.First.push_back(I);
+            Id = int32_t(New.first->second);
+          }
+          Recs[I] =
+              Rec{K.Device, K.Ts, K.Dur, 0, Id, Phase::Unknown, Phase::Unknown};
+          ++I;
+        },
+        From, To);
+  };
+  SigTable Tabs[2];
+  {
+    std::thread Second;
+    if (Half < NumKernels)
+      Second = std::thread(Scan, Half, NumKernels, std::ref(Tabs[1]));
+    Scan(0, Half, Tabs[0]);
+    if (Second.joinable())
+      Second.join();
+  }
+  // One numbering: the first half's, then the second half's signatures
+  // that the first half did not have (the order of a single pass).
+  std::vector<size_t> First = std::move(Tabs[0].First);
+  std::vector<int32_t> Remap(Tabs[1].Sigs.size(), -1);
+  for (size_t J = 0; J < Tabs[1].Sigs.size(); ++J) {
+    auto It = Tabs[0].Index.find(Tabs[1].Sigs[J]);
+    if (It != Tabs[0].Index.end()) {
+      Remap[J] = int32_t(It->second);
+    } else if (First.size() < MaxOutcomes) {
+      Remap[J] = int32_t(First.size());
+      First.push_back(Tabs[1].First[J]);
+    }
+  }
+  // Each distinct signature is mapped once, at its first kernel.
+  std::vector<Outcome> Outcomes(First.size());
+  for (size_t O = 0; O < First.size(); ++O)
+    T.forEachKernel([&](const KernelView &K) { Classify(K, Outcomes[O]); },
+                    First[O], First[O] + 1);
+
+  for (size_t I = 0; I < NumKernels; ++I) {
+    Rec &R = Recs[I];
+    int32_t Id = R.Key;
+    if (I >= Half && Id >= 0)
+      Id = Remap[Id];
+    ++A.Kernels;
+    A.KernelNs += R.Dur;
     Outcome Single;
     Outcome *O = &Single;
-    auto It = OutcomeIndex.find(SigText);
-    if (It != OutcomeIndex.end()) {
-      O = &Outcomes[It->second];
-    } else {
-      if (Outcomes.size() < MaxOutcomes) {
-        OutcomeIndex[SigText] = Outcomes.size();
-        O = &Outcomes.emplace_back();
-      }
-      Classify(K, *O);
-    }
+    if (Id >= 0)
+      O = &Outcomes[Id];
+    else
+      T.forEachKernel([&](const KernelView &K) { Classify(K, Single); }, I,
+                      I + 1);
     if (!O->Rule) {
-      A.UnmappedNs += K.Dur;
+      A.UnmappedNs += R.Dur;
     } else if (!O->HasShape) {
-      A.UnshapedNs += K.Dur;
+      A.UnshapedNs += R.Dur;
     }
     if (O->Key < 0) {
-      O->Sum.Ns += K.Dur;
+      O->Sum.Ns += R.Dur;
       ++O->Sum.Calls;
     }
     if (O == &Single)
       Flush(Single);
-    Recs.push_back(Rec{K.Device, K.Ts, K.Dur, 0, O->Key, O->P, Phase::Unknown});
-  });
+    R.Key = O->Key;
+    R.P = O->P;
+  }
   for (Outcome &O : Outcomes)
     Flush(O);
 
   // Undecided phases: the phase of the nearest decided kernel (in time) on
   // the same device.
-  std::stable_sort(Recs.begin(), Recs.end(), [](const Rec &L, const Rec &R) {
+  auto ByDeviceTs = [](const Rec &L, const Rec &R) {
     return std::tie(L.Device, L.Ts) < std::tie(R.Device, R.Ts);
-  });
+  };
+  if (!std::is_sorted(Recs.begin(), Recs.end(), ByDeviceTs))
+    std::stable_sort(Recs.begin(), Recs.end(), ByDeviceTs);
   {
     Phase P = Phase::Unknown;
     int64_t Ts = 0;

@@ -82,7 +82,8 @@ static cl::opt<bool>
 
 static cl::opt<unsigned>
     Threads(cl::cat(ToolCat), "jobs",
-            cl::desc("Threads that parse a Kineto trace (0: every core)"),
+            cl::desc("Threads that read and map a Kineto trace "
+                     "(0: every core)"),
             cl::init(0));
 // How Kineto JSON is read (tests): the parallel fast path or the reference
 // reader that takes one event at a time, and the sizes of its buffers.
@@ -274,6 +275,7 @@ static int runIngest(const Mapping &Map) {
     F = std::move(*FE);
   }
   WeightBuilder B(Map);
+  B.setThreads(Threads);
   for (const std::string &Path : Inputs) {
     std::string App = appName(Path);
     double CardHours = 1;

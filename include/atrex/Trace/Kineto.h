@@ -17,6 +17,7 @@
 #ifndef ATREX_TRACE_KINETO_H
 #define ATREX_TRACE_KINETO_H
 
+#include "llvm/ADT/CachedHashString.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -46,6 +47,7 @@ namespace atrex {
 namespace trace {
 
 struct EventFields;
+struct EventPlan;
 struct BlockResult;
 class FastBlockReader;
 
@@ -65,16 +67,19 @@ struct LoadOptions {
 
 /// Records keyed by an integer id: appended while a trace is read, sorted
 /// once (the last record of a key wins), then looked up by binary search.
-/// A deque grows without copying or doubling its storage.
+/// A deque grows without copying or doubling its storage. Kineto's ids
+/// (correlation, External id) mostly come in increasing order and close to
+/// consecutive: the sort is skipped when the records are in order already,
+/// and a lookup starts where the key would be if the keys were evenly spread.
 template <typename V> class SortedTable {
   std::deque<std::pair<int64_t, V>> Items;
 
 public:
   void add(int64_t Key, const V &Value) { Items.emplace_back(Key, Value); }
   void finalize() {
-    std::stable_sort(
-        Items.begin(), Items.end(),
-        [](const auto &L, const auto &R) { return L.first < R.first; });
+    auto Less = [](const auto &L, const auto &R) { return L.first < R.first; };
+    if (!std::is_sorted(Items.begin(), Items.end(), Less))
+      std::stable_sort(Items.begin(), Items.end(), Less);
     // Keep the last record of each key.
     auto Out = Items.begin();
     for (auto It = Items.begin(); It != Items.end(); ++It) {
@@ -87,10 +92,42 @@ public:
     Items.shrink_to_fit();
   }
   const V *find(int64_t Key) const {
+    size_t N = Items.size();
+    if (N == 0 || Key < Items.front().first || Key > Items.back().first)
+      return nullptr;
+    // The interpolated position, then a galloping search from it to the
+    // bracket that holds the key, then a binary search within it.
+    uint64_t Span =
+        uint64_t(Items.back().first) - uint64_t(Items.front().first);
+    uint64_t Off = uint64_t(Key) - uint64_t(Items.front().first);
+    size_t Guess =
+        Span == 0 ? 0
+                  : std::min<size_t>(N - 1, size_t(double(Off) / double(Span) *
+                                                   double(N - 1)));
+    size_t Lo, Hi; // the key is in [Lo, Hi)
+    if (Items[Guess].first == Key)
+      return &Items[Guess].second;
+    if (Items[Guess].first < Key) {
+      size_t Step = 1;
+      Lo = Guess + 1;
+      while (Lo + Step < N && Items[Lo + Step - 1].first < Key) {
+        Lo += Step;
+        Step *= 2;
+      }
+      Hi = std::min(N, Lo + Step);
+    } else {
+      size_t Step = 1;
+      Hi = Guess;
+      while (Hi > Step && Items[Hi - Step].first > Key) {
+        Hi -= Step;
+        Step *= 2;
+      }
+      Lo = Hi > Step ? Hi - Step : 0;
+    }
     auto It =
-        std::lower_bound(Items.begin(), Items.end(), Key,
+        std::lower_bound(Items.begin() + Lo, Items.begin() + Hi, Key,
                          [](const auto &P, int64_t K) { return P.first < K; });
-    return It != Items.end() && It->first == Key ? &It->second : nullptr;
+    return It != Items.begin() + Hi && It->first == Key ? &It->second : nullptr;
   }
   V *find(int64_t Key) {
     return const_cast<V *>(static_cast<const SortedTable *>(this)->find(Key));
@@ -143,6 +180,53 @@ struct TraceStats {
   uint64_t Launches = 0, Unlaunched = 0; // kernels without a launching op
 };
 
+/// Saves strings once each, like llvm::UniqueStringSaver, and also takes a
+/// string with its hash computed elsewhere (on the threads that parse).
+class NameSaver {
+  llvm::StringSaver Saver;
+  llvm::DenseSet<llvm::CachedHashStringRef> Unique;
+
+public:
+  explicit NameSaver(llvm::BumpPtrAllocator &Alloc) : Saver(Alloc) {}
+  /// A copy of \p S, the same one for equal strings (null-terminated).
+  llvm::StringRef save(llvm::StringRef S) {
+    return save(llvm::CachedHashStringRef(S));
+  }
+  llvm::StringRef save(llvm::CachedHashStringRef S) {
+    auto It = Unique.find(S);
+    if (It != Unique.end())
+      return It->val();
+    llvm::CachedHashStringRef Saved(Saver.save(S.val()), S.hash());
+    Unique.insert(Saved);
+    return Saved.val();
+  }
+  /// The strings saved so far, in no particular order.
+  size_t size() const { return Unique.size(); }
+  auto begin() const { return Unique.begin(); }
+  auto end() const { return Unique.end(); }
+};
+
+/// The JSON text of an op's "Input Dims" and "Input type", with its hash:
+/// the key under which the fast path interns the shapes it has not parsed.
+struct RawInputsKey {
+  llvm::StringRef Dims, Types;
+  uint32_t Hash = 0;
+};
+struct RawInputsKeyInfo {
+  static RawInputsKey getEmptyKey() {
+    return {llvm::DenseMapInfo<llvm::StringRef>::getEmptyKey(), "", 0};
+  }
+  static RawInputsKey getTombstoneKey() {
+    return {llvm::DenseMapInfo<llvm::StringRef>::getTombstoneKey(), "", 1};
+  }
+  static unsigned getHashValue(const RawInputsKey &K) { return K.Hash; }
+  static bool isEqual(const RawInputsKey &L, const RawInputsKey &R) {
+    return L.Hash == R.Hash &&
+           llvm::DenseMapInfo<llvm::StringRef>::isEqual(L.Dims, R.Dims) &&
+           L.Types == R.Types;
+  }
+};
+
 class Trace {
 public:
   /// Streams and indexes the trace at \p Path: Kineto JSON, or an Nsight
@@ -170,6 +254,10 @@ public:
 
   /// Calls \p F for every GPU kernel, in the order of the file.
   void forEachKernel(llvm::function_ref<void(const KernelView &)> F) const;
+  /// The same for the kernels [From, To) of that order.
+  void forEachKernel(llvm::function_ref<void(const KernelView &)> F,
+                     size_t From, size_t To) const;
+  size_t numKernels() const { return Kernels.size(); }
 
   const OpInputs &inputs(int32_t I) const { return InputTable[I]; }
   /// Every CPU range (ops and annotations) in the order of the file;
@@ -212,8 +300,11 @@ private:
 
   std::string Path;
   llvm::BumpPtrAllocator Alloc;
-  llvm::UniqueStringSaver Strings{Alloc};
+  NameSaver Strings{Alloc};
+  /// Interned shapes: parsed ones by their text (internInputs), the fast
+  /// path's by the JSON text of their dims and types.
   llvm::StringMap<int32_t> InputIndex;
+  llvm::DenseMap<RawInputsKey, int32_t, RawInputsKeyInfo> RawInputIndex;
   std::vector<OpInputs> InputTable;
   std::deque<CpuRange> Ranges;
   std::deque<Kernel> Kernels;
@@ -236,10 +327,14 @@ private:
   llvm::Error read(llvm::StringRef Name, const llvm::StringRef *Buffer,
                    const LoadOptions &Opts);
   llvm::Error addFields(const EventFields &F, uint64_t Offset);
+  /// addFields with the event's plan decided already (planEvent).
+  llvm::Error addPlanned(const EventFields &F, const EventPlan &Plan,
+                         uint64_t Offset);
   int32_t internInputs(const llvm::json::Array &Dims,
                        const llvm::json::Array *Types);
   llvm::Expected<int32_t> internRawInputs(llvm::StringRef DimsText,
-                                          llvm::StringRef TypesText);
+                                          llvm::StringRef TypesText,
+                                          uint32_t Hash);
   /// A pid or tid: an integer, a string's id, 0 when absent; std::nullopt
   /// for a number outside the 64-bit integers.
   std::optional<uint64_t> idOf(const llvm::json::Value *V);

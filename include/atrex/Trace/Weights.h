@@ -99,6 +99,9 @@ class WeightBuilder {
 public:
   explicit WeightBuilder(const Mapping &M) : Map(M) {}
 
+  /// Threads addTrace may use (0: every core, as LoadOptions::Threads).
+  void setThreads(unsigned N) { Threads = N; }
+
   /// Adds the kernels of \p T to application \p App.
   void addTrace(llvm::StringRef App, double CardHours, const Trace &T);
 
@@ -118,6 +121,7 @@ public:
 private:
   const Mapping &Map;
   std::vector<AppStats> Apps;
+  unsigned Threads = 0;
 };
 
 } // namespace trace
