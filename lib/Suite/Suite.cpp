@@ -773,6 +773,20 @@ Expected<Suite> expandSuite(const Config &C, const OperatorLibrary &Ops,
   S.Tracks = C.Tracks;
   S.Operators = C.Operators;
   S.WeightsSource = "serving-mix-model/1";
+  // Ids over every expanded problem, in an order that says nothing about
+  // model or operator: the hot-shape cut below leaves gaps, so a change of
+  // weights (a ceiling of the hardware table) that moves a shape across the
+  // cut adds or drops that problem without renumbering the others.
+  std::vector<std::pair<std::string, std::string>> ByHash; // hash, key
+  for (const auto &[Key, Pend] : Problems)
+    ByHash.emplace_back(sha256Hex(C.IdSeed + "|id|" + Key), Key);
+  llvm::sort(ByHash);
+  std::map<std::string, std::string> IdOf;
+  char Buf[32];
+  for (size_t I = 0; I < ByHash.size(); ++I) {
+    snprintf(Buf, sizeof(Buf), "p%04zu", I + 1);
+    IdOf[ByHash[I].second] = Buf;
+  }
   // Hot shapes: per (operator, phase), keep the heaviest problems until
   // they carry hot_share of the group's weight, scaled to carry all of it
   // (the operator and phase shares stay exact; rare shapes are dropped).
@@ -812,17 +826,13 @@ Expected<Suite> expandSuite(const Config &C, const OperatorLibrary &Ops,
     llvm::stable_sort(P.Sources, [](const Source &A, const Source &B) {
       return A.Weight > B.Weight;
     });
-    Ordered.emplace_back(sha256Hex(C.IdSeed + "|id|" + Key), std::move(P));
+    P.Id = IdOf.at(Key);
+    Ordered.emplace_back(P.Id, std::move(P));
   }
-  // Ids in an order that says nothing about model or operator.
   llvm::sort(Ordered,
              [](const auto &A, const auto &B) { return A.first < B.first; });
-  char Buf[32];
-  for (size_t I = 0; I < Ordered.size(); ++I) {
-    snprintf(Buf, sizeof(Buf), "p%04zu", I + 1);
-    Ordered[I].second.Id = Buf;
-    S.Problems.push_back(std::move(Ordered[I].second));
-  }
+  for (auto &[Id, P] : Ordered)
+    S.Problems.push_back(std::move(P));
   // Visibility: per (operator, phase), ceil(n * visible_fraction) problems
   // in keyed-hash order are public.
   std::map<std::string, std::vector<std::pair<std::string, Problem *>>> Groups;
