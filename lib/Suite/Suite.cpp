@@ -204,6 +204,18 @@ public:
                                "': " + toString(Value.takeError()));
     return *Value;
   }
+  /// The values of several arguments, in order.
+  Expected<std::vector<int64_t>>
+  values(std::initializer_list<StringRef> Args) const {
+    std::vector<int64_t> Out;
+    for (StringRef Arg : Args) {
+      auto V = value(Arg);
+      if (!V)
+        return V.takeError();
+      Out.push_back(*V);
+    }
+    return Out;
+  }
 
 private:
   const FactsModel &M;
@@ -222,25 +234,22 @@ using FactsFn = Expected<FactsPair> (*)(const FactsArgs &);
 /// Expected: the uniform ones at the midpoints of equal quantiles of
 /// [1, max]. Floor: the uniform ones 1.
 Expected<FactsPair> pagedDecode(const FactsArgs &A) {
-  auto B = A.value("batch"), Max = A.value("max"), Last = A.value("last");
-  if (!B)
-    return B.takeError();
-  if (!Max)
-    return Max.takeError();
-  if (!Last)
-    return Last.takeError();
-  bool Forced = *Last > 0 && *B > 1;
-  int64_t Uniform = *B - 1 - (Forced ? 1 : 0);
+  auto V = A.values({"batch", "max", "last"});
+  if (!V)
+    return V.takeError();
+  int64_t B = (*V)[0], Max = (*V)[1], Last = (*V)[2];
+  bool Forced = Last > 0 && B > 1;
+  int64_t Uniform = B - 1 - (Forced ? 1 : 0);
   json::Array Lens, FloorLens;
-  for (int64_t I = 0; I < *B; ++I) {
+  for (int64_t I = 0; I < B; ++I) {
     if (I == 0) {
-      Lens.push_back(*Max);
-      FloorLens.push_back(*Max);
-    } else if (Forced && I == *B - 1) {
-      Lens.push_back(*Last);
-      FloorLens.push_back(*Last);
+      Lens.push_back(Max);
+      FloorLens.push_back(Max);
+    } else if (Forced && I == B - 1) {
+      Lens.push_back(Last);
+      FloorLens.push_back(Last);
     } else {
-      Lens.push_back(1 + ((2 * I - 1) * *Max) / (2 * Uniform));
+      Lens.push_back(1 + ((2 * I - 1) * Max) / (2 * Uniform));
       FloorLens.push_back(1);
     }
   }
@@ -258,12 +267,10 @@ Expected<FactsPair> pagedDecode(const FactsArgs &A) {
 /// apportioned exp(alpha i / B), alpha chosen so the causal pairs match
 /// that expectation. Floor: the equal split (fewest pairs by convexity).
 Expected<FactsPair> varlenPrefill(const FactsArgs &A) {
-  auto BV = A.value("batch"), TV = A.value("tokens");
-  if (!BV)
-    return BV.takeError();
-  if (!TV)
-    return TV.takeError();
-  int64_t B = *BV, T = *TV;
+  auto V = A.values({"batch", "tokens"});
+  if (!V)
+    return V.takeError();
+  int64_t B = (*V)[0], T = (*V)[1];
   if (B <= 0 || T < B)
     return createStringError("facts model 'varlen-prefill' needs "
                              "0 < B <= T");
@@ -290,32 +297,28 @@ Expected<FactsPair> varlenPrefill(const FactsArgs &A) {
 /// effectively uniformly (top-k of softmax over Gaussian logits). Expected
 /// distinct experts E(1 - (1 - K/E)^T); floor K (all tokens share K).
 Expected<FactsPair> moeRouting(const FactsArgs &A) {
-  auto T = A.value("tokens"), E = A.value("experts"), K = A.value("topk");
-  if (!T)
-    return T.takeError();
-  if (!E)
-    return E.takeError();
-  if (!K)
-    return K.takeError();
-  double U = *E * (1 - std::pow(1 - static_cast<double>(*K) / *E,
-                                static_cast<double>(*T)));
+  auto V = A.values({"tokens", "experts", "topk"});
+  if (!V)
+    return V.takeError();
+  int64_t T = (*V)[0], E = (*V)[1], K = (*V)[2];
+  double U = E * (1 - std::pow(1 - static_cast<double>(K) / E,
+                               static_cast<double>(T)));
   int64_t Distinct =
-      std::clamp<int64_t>(std::llround(U), *K, std::min<int64_t>(*E, *T * *K));
+      std::clamp<int64_t>(std::llround(U), K, std::min<int64_t>(E, T * K));
   return FactsPair(json::Object{{A.name("ids"), iotaMod(Distinct)}},
-                   json::Object{{A.name("ids"), iotaMod(*K)}});
+                   json::Object{{A.name("ids"), iotaMod(K)}});
 }
 
 /// rotary_embedding.cpp, fused_qk_norm_rope.cpp: positions uniform in
 /// [0, P). Expected distinct positions P(1 - (1 - 1/P)^T); floor 1.
 Expected<FactsPair> ropePositions(const FactsArgs &A) {
-  auto T = A.value("count"), P = A.value("range");
-  if (!T)
-    return T.takeError();
-  if (!P)
-    return P.takeError();
-  double U = *P * (1 - std::pow(1 - 1.0 / *P, static_cast<double>(*T)));
+  auto V = A.values({"count", "range"});
+  if (!V)
+    return V.takeError();
+  int64_t T = (*V)[0], P = (*V)[1];
+  double U = P * (1 - std::pow(1 - 1.0 / P, static_cast<double>(T)));
   int64_t Distinct =
-      std::clamp<int64_t>(std::llround(U), 1, std::min<int64_t>(*P, *T));
+      std::clamp<int64_t>(std::llround(U), 1, std::min<int64_t>(P, T));
   return FactsPair(json::Object{{A.name("index"), iotaMod(Distinct)}},
                    json::Object{{A.name("index"), json::Object{{"fill", 0}}}});
 }
@@ -325,17 +328,16 @@ Expected<FactsPair> ropePositions(const FactsArgs &A) {
 /// distinct ids: the pool entries the other T-3 draws use,
 /// n(1 - (1 - 1/n)^(T-3)), plus 0 and V-1; floor 1 (one row).
 Expected<FactsPair> pooledIds(const FactsArgs &A) {
-  auto T = A.value("count"), V = A.value("range");
-  if (!T)
-    return T.takeError();
-  if (!V)
-    return V.takeError();
-  double Pool = std::max<int64_t>(*T / 2, 1);
-  int64_t Fixed = std::min<int64_t>(*T, 3), Drawn = *T - Fixed;
-  double U = std::min<int64_t>(*T, 2) +
+  auto Args = A.values({"count", "range"});
+  if (!Args)
+    return Args.takeError();
+  int64_t T = (*Args)[0], V = (*Args)[1];
+  double Pool = std::max<int64_t>(T / 2, 1);
+  int64_t Fixed = std::min<int64_t>(T, 3), Drawn = T - Fixed;
+  double U = std::min<int64_t>(T, 2) +
              Pool * (1 - std::pow(1 - 1 / Pool, static_cast<double>(Drawn)));
   int64_t Distinct =
-      std::clamp<int64_t>(std::llround(U), 1, std::min<int64_t>(*V, *T));
+      std::clamp<int64_t>(std::llround(U), 1, std::min<int64_t>(V, T));
   return FactsPair(json::Object{{A.name("index"), iotaMod(Distinct)}},
                    json::Object{{A.name("index"), json::Object{{"fill", 0}}}});
 }
@@ -359,17 +361,16 @@ Expected<FactsPair> kvSlots(const FactsArgs &A) {
 /// count does not depend on the seed: expected = floor = cumulative row
 /// ends with the first min(T, n) experts owning the rows, split evenly.
 Expected<FactsPair> expertGroups(const FactsArgs &A) {
-  auto T = A.value("rows"), E = A.value("groups");
-  if (!T)
-    return T.takeError();
-  if (!E)
-    return E.takeError();
-  int64_t Owners = std::min(*T, *E - *E / 4);
+  auto V = A.values({"rows", "groups"});
+  if (!V)
+    return V.takeError();
+  int64_t T = (*V)[0], E = (*V)[1];
+  int64_t Owners = std::min(T, E - E / 4);
   json::Array Ends;
   int64_t End = 0;
-  for (int64_t I = 0; I < *E; ++I) {
+  for (int64_t I = 0; I < E; ++I) {
     if (I < Owners)
-      End += *T / Owners + (I < *T % Owners ? 1 : 0);
+      End += T / Owners + (I < T % Owners ? 1 : 0);
     Ends.push_back(End);
   }
   json::Object Expected{{A.name("ends"), json::Array(Ends)}};
