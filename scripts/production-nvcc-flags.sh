@@ -2,9 +2,9 @@
 # Prints the nvcc flags that put the production libraries' headers
 # (scripts/fetch-production-libs.sh) on a submission's include path: the one
 # list of those directories.
-#   scripts/production-nvcc-flags.sh              absolute -I flags (compile-check.sh's NVCC_FLAGS)
+#   scripts/production-nvcc-flags.sh              absolute -isystem flags (compile-check.sh's NVCC_FLAGS)
 #   scripts/production-nvcc-flags.sh --json       the same as a JSON array
-#   scripts/production-nvcc-flags.sh --plan-args  --nvcc-flag=-I.prodlibs/... for `atrex suite plan`
+#   scripts/production-nvcc-flags.sh --plan-args  --nvcc-flag=-isystem --nvcc-flag=.prodlibs/... for `atrex suite plan`
 #                                                 (relative to the repository root: run it there)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,9 +14,12 @@ flags=()
 for d in "${dirs[@]}"; do
   [[ -d $root/.prodlibs/$d ]] || {
     echo "production-nvcc-flags: .prodlibs/$d missing: run scripts/fetch-production-libs.sh" >&2; exit 1; }
+  # -isystem: library code, not the submission's (atrex-lint judges only the
+  # submission's own code; with -I, FlashInfer's occupancy cache in
+  # pos_enc.cuh read as the submission's static state: `suspicious`).
   case ${1:-} in
-    --plan-args) flags+=("--nvcc-flag=-I.prodlibs/$d") ;;
-    *) flags+=("-I$root/.prodlibs/$d") ;;
+    --plan-args) flags+=("--nvcc-flag=-isystem" "--nvcc-flag=.prodlibs/$d") ;;
+    *) flags+=("-isystem" "$root/.prodlibs/$d") ;;
   esac
 done
 if [[ ${1:-} == --json ]]; then

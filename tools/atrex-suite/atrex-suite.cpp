@@ -364,18 +364,32 @@ static int plan() {
       List.push_back(std::move(E.Problem));
     Sub["source"] = Rel;
     if (Lang != "python" && !NvccFlags.empty()) {
+      // Include directories (-I<dir>, -isystem<dir>, or the flag and the
+      // directory as two flags) relative to the plan's directory.
+      auto Rebase = [&](StringRef Dir) -> std::string {
+        if (sys::path::is_absolute(Dir))
+          return Dir.str();
+        SmallString<256> Abs(Dir);
+        sys::fs::make_absolute(Abs);
+        sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+        return relativeTo(Abs, PlanDir);
+      };
       json::Array Flags;
-      for (const std::string &F : NvccFlags) {
-        StringRef Dir = StringRef(F).drop_front(2);
-        if (StringRef(F).starts_with("-I") && !Dir.empty() &&
-            !sys::path::is_absolute(Dir)) {
-          SmallString<256> Abs(Dir);
-          sys::fs::make_absolute(Abs);
-          sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
-          Flags.push_back("-I" + relativeTo(Abs, PlanDir));
-        } else {
-          Flags.push_back(F);
+      bool DirNext = false;
+      for (StringRef F : NvccFlags) {
+        if (DirNext) {
+          Flags.push_back(Rebase(F));
+          DirNext = false;
+          continue;
         }
+        DirNext = F == "-I" || F == "-isystem";
+        StringRef Opt = F.starts_with("-isystem") ? "-isystem"
+                        : F.starts_with("-I")     ? "-I"
+                                                  : "";
+        if (!Opt.empty() && F.size() > Opt.size())
+          Flags.push_back((Opt + Rebase(F.drop_front(Opt.size()))).str());
+        else
+          Flags.push_back(F.str());
       }
       Sub["nvcc_flags"] = std::move(Flags);
     }

@@ -232,20 +232,39 @@ Plan parsePlan(const Json &j, const std::string &path) {
                   "'format' and 'entry' are for lang 'python' submissions");
       }
       sub.expectedVerdict = js.getString("expected_verdict", "");
-      if (const Json *f = js.get("nvcc_flags"))
+      if (const Json *f = js.get("nvcc_flags")) {
+        // A relative include directory (-I<dir>, -isystem<dir>, or the flag
+        // and the directory as two entries) resolves against the plan's
+        // directory, as `source` does, and is made absolute: nvcc runs in
+        // the gate's cache directory, where a path relative to the working
+        // directory of the gate names nothing (the H200 run of 2026-12-04).
+        auto absolute = [&](const std::string &dir) {
+          return fs::path(dir).is_relative()
+                     ? fs::absolute(fs::path(plan.dir) / dir)
+                           .lexically_normal()
+                           .string()
+                     : dir;
+        };
+        bool dirNext = false;
         for (const Json &flag : f->asArray()) {
-          // A relative -I<dir> resolves against the plan's directory, as
-          // `source` does, and is made absolute: nvcc runs in the gate's
-          // cache directory, where a path relative to the working directory
-          // of the gate names nothing (the H200 run of 2026-12-04).
           std::string fl = flag.asString();
-          if (fl.size() > 2 && fl.compare(0, 2, "-I") == 0 &&
-              fs::path(fl.substr(2)).is_relative())
-            fl = "-I" + fs::absolute(fs::path(plan.dir) / fl.substr(2))
-                            .lexically_normal()
-                            .string();
+          if (dirNext) {
+            fl = absolute(fl);
+            dirNext = false;
+          } else if (fl == "-I" || fl == "-isystem") {
+            dirNext = true;
+          } else {
+            for (const char *opt : {"-isystem", "-I"}) {
+              size_t n = std::char_traits<char>::length(opt);
+              if (fl.size() > n && fl.compare(0, n, opt) == 0) {
+                fl = opt + absolute(fl.substr(n));
+                break;
+              }
+            }
+          }
           sub.extraFlags.push_back(fl);
         }
+      }
       const Json *probs = js.get("problems");
       if (!probs || !probs->isArray() || probs->size() == 0)
         planError(path, where + ".problems", "must be a non-empty array");

@@ -413,14 +413,17 @@ TEST(Plan, IncludeFlagsOfARelativePlanAreAbsolute) {
   Plan p = parsePlan(Json::parse(R"({
     "schema": "atrex-gate-plan/1",
     "submissions": [{"source": "a.cu", "operator": "rms_norm",
-      "nvcc_flags": ["-I../../.prodlibs/inc"],
+      "nvcc_flags": ["-I../../.prodlibs/inc", "-isystem", "../../.prodlibs/sys",
+                     "-isystem../x", "-I/abs", "-DN=1"],
       "problems": [{"shape": {"T": 1, "H": 128}}]}]})"),
                      "bench/sets/p.json");
-  ASSERT_EQ(p.submissions[0].extraFlags.size(), 1u);
-  EXPECT_EQ(p.submissions[0].extraFlags[0],
-            "-I" + (std::filesystem::current_path() / ".prodlibs/inc")
-                       .lexically_normal()
-                       .string());
+  auto abs = [](const char *rel) {
+    return (std::filesystem::current_path() / rel).lexically_normal().string();
+  };
+  EXPECT_EQ(p.submissions[0].extraFlags,
+            (std::vector<std::string>{
+                "-I" + abs(".prodlibs/inc"), "-isystem", abs(".prodlibs/sys"),
+                "-isystem" + abs("bench/x"), "-I/abs", "-DN=1"}));
 }
 
 TEST(Plan, ShardsPartitionUnits) {
