@@ -205,10 +205,10 @@ LogicalResult verifyPortAttribute(Operation *op, unsigned index, bool isResult,
     return success();
   }
   if (name == "atrex.access") {
-    const std::string kinds = std::string("\"") + access::kRows + "\", \"" +
-                              access::kPaged + "\", \"" + access::kSlots +
-                              "\", \"" + access::kGroups + "\" or \"" +
-                              access::kCarried + "\"";
+    const std::string kinds =
+        std::string("\"") + access::kRows + "\", \"" + access::kPaged +
+        "\", \"" + access::kSlots + "\", \"" + access::kGroups + "\", \"" +
+        access::kCarried + "\" or \"" + access::kColumns + "\"";
     auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
     auto kind = dict ? dict.getAs<StringAttr>("kind") : nullptr;
     if (!kind)
@@ -229,6 +229,17 @@ LogicalResult verifyPortAttribute(Operation *op, unsigned index, bool isResult,
                        func, {"rows"});
     if (kind.getValue() == access::kCarried)
       return checkDict(op, name, dict, {"kind"}, {}, {}, func);
+    if (kind.getValue() == access::kColumns) {
+      // `count` is a dimension expression; its value (positive, within the
+      // last dimension) is the pass's to check once the shape is bound.
+      if (failed(checkDict(op, name, dict, {"kind", "count"}, {}, {}, func)))
+        return failure();
+      llvm::SmallVector<std::string> symbols;
+      if (llvm::Error err = collectDimSymbols(
+              dict.getAs<StringAttr>("count").getValue(), symbols))
+        return error(op, name) << "'count': " << llvm::toString(std::move(err));
+      return success();
+    }
     return error(op, name) << "has an unknown kind '" << kind.getValue()
                            << "' (expected " << kinds << ")";
   }

@@ -14,7 +14,9 @@
 //    data movement and linalg.index/yield count nothing.
 //  - Bytes: every argument read once, every result written once, at its
 //    element width; `atrex.access` restricts paged, row-gathered or grouped
-//    arguments to the pages, rows or non-empty groups the facts reference.
+//    arguments to the pages, rows or non-empty groups the facts reference,
+//    and an argument or result updated in place on a column range to the
+//    first `count` columns of its rows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -426,6 +428,40 @@ llvm::Expected<ArgumentBytes> argumentBytes(func::FuncOp func, unsigned index,
   if (kind.getValue() == access::kCarried) {
     arg.access = kind.str();
     arg.bytes = 0;
+    return arg;
+  }
+  if (kind.getValue() == access::kColumns) {
+    // The first `count` columns of the last dimension, in every row; `count`
+    // is evaluated with the symbols the instantiation bound (atrex.shape).
+    auto count = accessAttr.getAs<StringAttr>("count");
+    if (!count)
+      return makeLocatedError(func.getLoc(), kPass + "atrex.access '" +
+                                                 kind.getValue() + "' of '" +
+                                                 arg.name + "' needs 'count'");
+    llvm::StringMap<int64_t> dims;
+    if (auto bound = func->getAttrOfType<DictionaryAttr>("atrex.shape"))
+      for (NamedAttribute entry : bound)
+        if (auto value = dyn_cast<IntegerAttr>(entry.getValue()))
+          dims[entry.getName().getValue()] = value.getInt();
+    auto columns = evaluateDimExpr(count.getValue(), dims);
+    if (!columns)
+      return makeLocatedError(func.getLoc(),
+                              kPass + llvm::toString(columns.takeError()) +
+                                  " (count of atrex.access '" +
+                                  kind.getValue() + "' of '" + arg.name + "')");
+    int64_t lastDim = shape.back();
+    if (*columns <= 0 || *columns > lastDim)
+      return makeLocatedError(
+          func.getLoc(), kPass + "atrex.access '" + kind.getValue() + "' of '" +
+                             arg.name + "': count '" + count.getValue() +
+                             "' is " + llvm::Twine(*columns) +
+                             ", outside [1, " + llvm::Twine(lastDim) +
+                             "] (the last dimension of '" + arg.name + "')");
+    uint64_t rowCount = 1;
+    for (int64_t size : ArrayRef<int64_t>(shape).drop_back())
+      rowCount *= size;
+    arg.access = kind.str();
+    arg.bytes = rowCount * static_cast<uint64_t>(*columns) * width;
     return arg;
   }
   // The referenced units are rows of dimension 0 (groups for `groups`), or

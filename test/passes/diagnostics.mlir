@@ -69,6 +69,13 @@
 // RUN: atrex-opt %t/groups.mlir --atrex-semantic-work="facts=%t/ends.json" -verify-diagnostics
 // RUN: atrex-opt %t/groups-rows.mlir --atrex-semantic-work="facts=%t/ends.json" -verify-diagnostics
 
+// A column range (atrex.access columns) wider than the last dimension, empty, or
+// naming a symbol that is not bound.
+// RUN: atrex-opt %t/columns-wide.mlir --atrex-semantic-work -verify-diagnostics
+// RUN: atrex-opt %t/columns-empty.mlir --atrex-instantiate-shape="dims=T=2,N=4" \
+// RUN:   --atrex-semantic-work -verify-diagnostics
+// RUN: atrex-opt %t/columns-unbound.mlir --atrex-semantic-work -verify-diagnostics
+
 // Ops the pass does not understand, and a wrong matrix-engine annotation.
 // RUN: atrex-opt %t/unknown.mlir --atrex-semantic-work -verify-diagnostics
 // RUN: atrex-opt %t/body.mlir --atrex-semantic-work -verify-diagnostics
@@ -110,6 +117,33 @@ func.func @f(%w: tensor<3x2xf32> {atrex.name = "w", atrex.dims = [3, 2],
     -> (tensor<3x2xf32> {atrex.name = "y", atrex.dims = [3, 2]})
     attributes {atrex.operator = "f"} {
   return %w : tensor<3x2xf32>
+}
+
+//--- columns-wide.mlir
+// expected-error @+1 {{atrex-semantic-work: atrex.access 'columns' of 'x': count '2*4+1' is 9, outside [1, 8] (the last dimension of 'x')}}
+func.func @f(%x: tensor<4x8xf32> {atrex.name = "x", atrex.dims = [4, 8],
+                                  atrex.access = {kind = "columns", count = "2*4+1"}})
+    -> (tensor<4x8xf32> {atrex.name = "y", atrex.dims = [4, 8]})
+    attributes {atrex.operator = "f"} {
+  return %x : tensor<4x8xf32>
+}
+
+//--- columns-empty.mlir
+// expected-error @+1 {{atrex-semantic-work: atrex.access 'columns' of 'x_out': count 'N-4' is 0, outside [1, 4] (the last dimension of 'x_out')}}
+func.func @f(%x: tensor<?x?xf32> {atrex.name = "x", atrex.dims = ["T", "N"]})
+    -> (tensor<?x?xf32> {atrex.name = "x_out", atrex.dims = ["T", "N"],
+                         atrex.access = {kind = "columns", count = "N-4"}})
+    attributes {atrex.operator = "f"} {
+  return %x : tensor<?x?xf32>
+}
+
+//--- columns-unbound.mlir
+// expected-error @+1 {{atrex-semantic-work: dimension 'K' is not bound (count of atrex.access 'columns' of 'x')}}
+func.func @f(%x: tensor<4x8xf32> {atrex.name = "x", atrex.dims = [4, 8],
+                                  atrex.access = {kind = "columns", count = "K"}})
+    -> (tensor<4x8xf32> {atrex.name = "y", atrex.dims = [4, 8]})
+    attributes {atrex.operator = "f"} {
+  return %x : tensor<4x8xf32>
 }
 
 //--- unknown.mlir

@@ -35,7 +35,7 @@ func.func @f(%x: tensor<4xf32> {atrex.name = 3 : i64}) -> tensor<4xf32>
 
 // -----
 
-// expected-error @+1 {{atrex-verify: 'atrex.access' has an unknown kind 'pages' (expected "rows", "paged", "slots", "groups" or "carried")}}
+// expected-error @+1 {{atrex-verify: 'atrex.access' has an unknown kind 'pages' (expected "rows", "paged", "slots", "groups", "carried" or "columns")}}
 func.func @f(%x: tensor<4x4xf32> {atrex.name = "x", atrex.dims = [4, 4],
                                   atrex.access = {kind = "pages", table = "t", lengths = "l"}})
     -> tensor<4x4xf32> attributes {atrex.operator = "f"} {
@@ -107,6 +107,63 @@ func.func @f(%x: tensor<4xf32> {atrex.name = "x", atrex.dims = [4],
                                atrex.access = {kind = "rows", index = "x"}})
     -> tensor<4xf32> attributes {atrex.operator = "f"} {
   return %x : tensor<4xf32>
+}
+
+// -----
+
+// A column range names how many leading columns of the last dimension are
+// touched: a dimension expression (its value is checked by the pass).
+// expected-error @+1 {{atrex-verify: 'atrex.access' needs 'count'}}
+func.func @f(%x: tensor<4x8xf32> {atrex.name = "x", atrex.dims = [4, 8],
+                                  atrex.access = {kind = "columns"}})
+    -> tensor<4x8xf32> attributes {atrex.operator = "f"} {
+  return %x : tensor<4x8xf32>
+}
+
+// -----
+
+// expected-error @+1 {{atrex-verify: 'atrex.access' needs 'count'}}
+func.func @f(%x: tensor<4x8xf32> {atrex.name = "x", atrex.dims = [4, 8]})
+    -> (tensor<4x8xf32> {atrex.name = "x_out", atrex.dims = [4, 8],
+                         atrex.access = {kind = "columns"}})
+    attributes {atrex.operator = "f"} {
+  return %x : tensor<4x8xf32>
+}
+
+// -----
+
+// expected-error @+1 {{atrex-verify: 'atrex.access' 'count': invalid dimension expression 'N+': unexpected end}}
+func.func @f(%x: tensor<4x8xf32> {atrex.name = "x", atrex.dims = [4, 8],
+                                  atrex.access = {kind = "columns", count = "N+"}})
+    -> tensor<4x8xf32> attributes {atrex.operator = "f"} {
+  return %x : tensor<4x8xf32>
+}
+
+// -----
+
+// expected-error @+1 {{atrex-verify: 'atrex.access' 'count' must be a string}}
+func.func @f(%x: tensor<4x8xf32> {atrex.name = "x", atrex.dims = [4, 8],
+                                  atrex.access = {kind = "columns", count = 4 : i64}})
+    -> tensor<4x8xf32> attributes {atrex.operator = "f"} {
+  return %x : tensor<4x8xf32>
+}
+
+// -----
+
+// expected-error @+1 {{atrex-verify: 'atrex.access' has an unknown key 'start' (expected kind, count)}}
+func.func @f(%x: tensor<4x8xf32> {atrex.name = "x", atrex.dims = [4, 8],
+                                  atrex.access = {kind = "columns", count = "4", start = "2"}})
+    -> tensor<4x8xf32> attributes {atrex.operator = "f"} {
+  return %x : tensor<4x8xf32>
+}
+
+// -----
+
+// expected-error @+1 {{atrex-verify: 'atrex.access' needs a tensor of rank >= 2}}
+func.func @f(%x: tensor<8xf32> {atrex.name = "x", atrex.dims = [8],
+                               atrex.access = {kind = "columns", count = "4"}})
+    -> tensor<8xf32> attributes {atrex.operator = "f"} {
+  return %x : tensor<8xf32>
 }
 
 // -----

@@ -145,6 +145,11 @@ inline constexpr const char *kGroups = "groups";
 /// An in-place destination whose old contents the operator does not read
 /// (only the part it updates is written, counted on the result): 0 bytes.
 inline constexpr const char *kCarried = "carried";
+/// Only the first `count` columns of the last dimension of every row are read
+/// (on an argument) or written (on a result); `count` is a dimension
+/// expression over the definition's symbols ("(Hq+Hk)*D": the q and k heads
+/// of a packed qkv updated in place, its v heads untouched).
+inline constexpr const char *kColumns = "columns";
 } // namespace access
 
 struct ArgumentBytes {

@@ -17,21 +17,24 @@
 // head_dim and is_neox are fixed inputs (Hq, Hk, Hk, D, true); no tensor
 // carries Hq or Hk alone, so the body reads them from atrex.symbol constants.
 // Bytes: only the cache rows named by position_ids are read (atrex.access
-// rows); qkv is counted whole in both directions although its value heads
-// are neither changed nor needed (no access kind says "columns").
+// rows); of qkv only the q and k heads, the first (Hq + Hk) * D columns of
+// every token, are read and written back (atrex.access columns on qkv and
+// qkv_out): the value heads are neither needed nor changed.
 #hd = affine_map<(t, h, i) -> (t, h, i)>
 #h2 = affine_map<(t, h, i) -> (t, h)>
 #pos = affine_map<(t, h, i) -> (t)>
 #th = affine_map<(t, h) -> (t, h)>
 func.func @fused_qk_norm_rope(
-    %qkv: tensor<?x?xbf16> {atrex.name = "qkv", atrex.dims = ["T", "(Hq+2*Hk)*D"]},
+    %qkv: tensor<?x?xbf16> {atrex.name = "qkv", atrex.dims = ["T", "(Hq+2*Hk)*D"],
+                            atrex.access = {kind = "columns", count = "(Hq+Hk)*D"}},
     %eps: f32 {atrex.name = "eps"},
     %q_weight: tensor<?xbf16> {atrex.name = "q_weight", atrex.dims = ["D"]},
     %k_weight: tensor<?xbf16> {atrex.name = "k_weight", atrex.dims = ["D"]},
     %cos_sin_cache: tensor<?x?xf32> {atrex.name = "cos_sin_cache", atrex.dims = ["P", "D"],
                                       atrex.access = {kind = "rows", index = "position_ids"}},
     %position_ids: tensor<?xi64> {atrex.name = "position_ids", atrex.dims = ["T"]})
-    -> (tensor<?x?xbf16> {atrex.name = "qkv_out", atrex.dims = ["T", "(Hq+2*Hk)*D"]})
+    -> (tensor<?x?xbf16> {atrex.name = "qkv_out", atrex.dims = ["T", "(Hq+2*Hk)*D"],
+                          atrex.access = {kind = "columns", count = "(Hq+Hk)*D"}})
     attributes {atrex.operator = "fused_qk_norm_rope",
     atrex.entry = {summary = "in place on qkv [T, (Hq+2Hk)*D] bf16 (q, k, v heads): each q and k head is RMS-normalized over its D values (fp32, eps, weight q_weight or k_weight [D] bf16), then rotated NeoX-style with cos_sin_cache[position_ids[t]] ([P, D] fp32: cos | sin); one bf16 rounding; v heads unchanged",
       keys = ["T", "Hq", "Hk", "D", "P"],
