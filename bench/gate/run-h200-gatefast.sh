@@ -90,10 +90,10 @@ import json, os, sys
 src, out, n, done = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 skip = {json.loads(l)["id"] for l in open(done) if l.strip()} if done else set()
 d = json.load(open(src))
-todo = [p for p in d["problems"] if p["id"] not in skip]
+pending = [p for p in d["problems"] if p["id"] not in skip]
 for i in range(n):
-    json.dump(dict(d, problems=todo[i::n]), open(os.path.join(out, f"part{i}.json"), "w"))
-print(f"validate: {len(todo)} problems ({len(skip)} done earlier) in {n} shards")
+    json.dump(dict(d, problems=pending[i::n]), open(os.path.join(out, f"part{i}.json"), "w"))
+print(f"validate: {len(pending)} problems ({len(skip)} done earlier) in {n} shards")
 PY
     lim=$(left); ((lim > ${VALIDATE_S:-300})) && lim=${VALIDATE_S:-300}
     for ((i = 0; i < n; i++)); do
