@@ -52,6 +52,8 @@ Expected<GateResult> atrex::score::parseResultLine(StringRef Text) {
     return err("missing \"problem.id\"");
   R.ProblemId = Id->str();
   R.ProblemOperator = P->getString("operator").value_or("").str();
+  if (const json::Value *Shape = P->get("shape"))
+    R.ProblemShape = *Shape;
   if (const json::Object *S = O->getObject("submission")) {
     R.SubmissionName = S->getString("name").value_or("").str();
     R.Source = S->getString("source").value_or("").str();

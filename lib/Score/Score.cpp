@@ -214,13 +214,30 @@ static SetScore scoreSet(const ScoreReport &Rep, const SubmissionSet &Set,
   // Results by problem id; unknown ids are warned about and ignored.
   std::map<std::string, std::vector<const GateResult *>> ById;
   std::map<std::string, unsigned> UnknownIds;
+  std::map<std::string, std::pair<unsigned, std::string>> OtherProblem;
   std::set<std::string> OtherGpus;
   for (const GateResult &R : Set.Results) {
-    bool Known = any_of(Rep.Problems, [&](const SuiteProblem &P) {
-      return P.Id == R.ProblemId;
-    });
+    const SuiteProblem *Known = nullptr;
+    for (const SuiteProblem &P : Rep.Problems)
+      if (P.Id == R.ProblemId)
+        Known = &P;
     if (!Known) {
       ++UnknownIds[R.ProblemId];
+      continue;
+    }
+    // A result of another problem under this id (gated against another
+    // packing of the suite) must not be scored as this one.
+    bool OtherOp =
+        !R.ProblemOperator.empty() && R.ProblemOperator != Known->Operator;
+    const json::Object *Shape = R.ProblemShape.getAsObject();
+    bool OtherShape =
+        Shape && !Shape->empty() && R.ProblemShape != Known->Shape;
+    if (OtherOp || OtherShape) {
+      auto &[N, What] = OtherProblem[R.ProblemId];
+      ++N;
+      What = formatv("the result's {0} {1}, the suite's {2} {3}",
+                     R.ProblemOperator, R.ProblemShape, Known->Operator,
+                     Known->Shape);
       continue;
     }
     ById[R.ProblemId].push_back(&R);
@@ -231,6 +248,12 @@ static SetScore scoreSet(const ScoreReport &Rep, const SubmissionSet &Set,
     S.Warnings.push_back(formatv("{0} result(s) for '{1}', which is not a "
                                  "problem of the suite; ignored",
                                  N, Id));
+  for (const auto &[Id, NW] : OtherProblem)
+    S.Warnings.push_back(formatv(
+        "{0} result(s) for '{1}' are of another problem ({2}): gated against "
+        "another packing of the suite? (bench/sets/rekey-results.py re-keys "
+        "results by operator and shape); ignored",
+        NW.first, Id, NW.second));
   for (const std::string &G : OtherGpus)
     S.Warnings.push_back("results ran on '" + G + "', not " + Rep.Gpu +
                          "; they are scored against " + Rep.Gpu +

@@ -12,6 +12,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,8 @@ struct GateResult {
   unsigned Line = 0;
   std::string ProblemId;
   std::string ProblemOperator;
+  /// problem.shape as the result recorded it (null when absent).
+  llvm::json::Value ProblemShape = nullptr;
   std::string SubmissionName;
   std::string Source;
   std::string SubmissionOperator;
