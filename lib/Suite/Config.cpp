@@ -181,24 +181,8 @@ Expected<Config> loadConfig(StringRef Path) {
     std::string Entry = "operators[" + O.Name + "]";
     if (!OpNames.insert(O.Name).second)
       return entryError(Path, Entry, "defined twice");
-    if (!O.Facts.empty()) {
-      const FactsModel *M = findFactsModel(O.Facts);
-      if (!M) {
-        std::vector<std::string> Known;
-        for (const FactsModel &F : factsModels())
-          Known.push_back(F.Name.str());
-        return entryError(Path, Entry,
-                          "unknown facts model '" + O.Facts +
-                              "' (known: " + join(Known, ", ") + ")");
-      }
-      for (const auto &[Arg, Value] : O.FactsArgs)
-        if (none_of(M->Args, [&](const auto &A) { return A.first == Arg; }))
-          return entryError(Path, Entry,
-                            "facts model '" + O.Facts + "' has no argument '" +
-                                Arg + "'");
-    } else if (!O.FactsArgs.empty()) {
-      return entryError(Path, Entry, "'facts_args' without 'facts'");
-    }
+    if (Error E = checkFactsConfig(O))
+      return entryError(Path, Entry, toString(std::move(E)));
     if (O.Phases.empty())
       return entryError(Path, Entry, "'phases' is empty");
     for (const std::string &Phase : O.Phases)

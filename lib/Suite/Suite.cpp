@@ -453,17 +453,33 @@ const FactsModel *findFactsModel(StringRef Name) {
   return nullptr;
 }
 
+Error checkFactsConfig(const OperatorConfig &Op) {
+  if (Op.Facts.empty())
+    return Op.FactsArgs.empty()
+               ? Error::success()
+               : createStringError("'facts_args' without 'facts'");
+  const FactsModel *M = findFactsModel(Op.Facts);
+  if (!M) {
+    std::vector<std::string> Known;
+    for (const FactsModel &F : factsModels())
+      Known.push_back(F.Name.str());
+    return createStringError("unknown facts model '" + Op.Facts +
+                             "' (known: " + join(Known, ", ") + ")");
+  }
+  for (const auto &[Arg, Value] : Op.FactsArgs)
+    if (none_of(M->Args, [&](const auto &A) { return A.first == Arg; }))
+      return createStringError("facts model '" + Op.Facts +
+                               "' has no argument '" + Arg + "'");
+  return Error::success();
+}
+
 Expected<std::pair<json::Value, json::Value>>
 factsFor(const OperatorConfig &Op, const Shape &Def, const Shape &Entry) {
+  if (Error E = checkFactsConfig(Op))
+    return std::move(E);
   if (Op.Facts.empty())
     return FactsPair(nullptr, nullptr);
   const FactsModelImpl *I = findImpl(Op.Facts);
-  if (!I)
-    return createStringError("unknown facts model '" + Op.Facts + "'");
-  for (const auto &[Arg, Value] : Op.FactsArgs)
-    if (none_of(I->Model.Args, [&](const auto &A) { return A.first == Arg; }))
-      return createStringError("facts model '" + Op.Facts +
-                               "' has no argument '" + Arg + "'");
   return I->Fn(FactsArgs(I->Model, Op, Def, Entry));
 }
 

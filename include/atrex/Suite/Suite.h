@@ -63,6 +63,9 @@ struct FactsModel {
 };
 llvm::ArrayRef<FactsModel> factsModels();
 const FactsModel *findFactsModel(llvm::StringRef Name);
+/// An operator's `facts` names a model and `facts_args` only its arguments
+/// (the one check: suite.yaml's reader and factsFor).
+llvm::Error checkFactsConfig(const OperatorConfig &Op);
 
 struct CallConfig {
   std::string Op;
