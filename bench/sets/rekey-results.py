@@ -4,17 +4,29 @@
 same suite whose ids have since moved. Each result keeps everything it
 recorded; only problem.id changes (the old id is kept as problem.gated_id).
 A result whose (operator, shape) is no problem of the bundle is dropped and
-counted on stderr.
+counted on stderr. With --plan PLAN.json the unit index also becomes that of
+(submission, problem) in PLAN (its submissions' problems in order, as
+atrex-gate numbers units; the old index is kept as gated_unit), so that
+`atrex-gate --resume --plan PLAN` skips the units already gated.
 
-    python3 bench/sets/rekey-results.py SEALED.json IN.jsonl[.gz] OUT.jsonl
+    python3 bench/sets/rekey-results.py [--plan PLAN.json] SEALED.json IN.jsonl[.gz] OUT.jsonl
 """
 import gzip
 import json
 import sys
 
-if len(sys.argv) != 4:
+args = sys.argv[1:]
+plan = None
+if args[:1] == ["--plan"] and len(args) > 1:
+    plan, args = args[1], args[2:]
+if len(args) != 3:
     sys.exit(__doc__)
-sealed, src, dst = sys.argv[1:]
+sealed, src, dst = args
+units = {}
+if plan:
+    for s in json.load(open(plan))["submissions"]:
+        for p in s["problems"]:
+            units[(s["name"], p["id"])] = len(units)
 key = lambda op, shape: op + " " + json.dumps(shape, sort_keys=True)
 ids = {}
 for p in json.load(open(sealed))["problems"]:
@@ -38,6 +50,12 @@ with opener(src, "rt") as f, open(dst, "w") as out:
             continue
         r["problem"]["gated_id"] = r["problem"]["id"]
         r["problem"]["id"] = ids[k]
+        if plan:
+            u = units.get((r["submission"]["name"], ids[k]))
+            if u is None:
+                sys.exit(f"rekey-results: {src}:{n}: {r['submission']['name']} {ids[k]} is no unit of {plan}")
+            r["gated_unit"] = r.get("unit")
+            r["unit"] = u
         out.write(json.dumps(r, sort_keys=True) + "\n")
         kept += 1
 print(f"rekey-results: {src}: {kept} re-keyed, {dropped} not in {sealed}", file=sys.stderr)

@@ -291,6 +291,37 @@ TEST(Ops, TopkSoftmaxByLoops) {
   expectClose(c, "topk_ids", ei);
 }
 
+// Hand-made rows with ties, zeros of both signs and the top_p cut: the
+// order is probability descending, ties by the lower index (regression for
+// the radix-sorted rank order that replaced std::stable_sort).
+TEST(Ops, SamplingOrderTiesAndCuts) {
+  const OpSpec *spec = findOpSpec("top_k_top_p_sampling");
+  ASSERT_NE(spec, nullptr);
+  ShapeMap shape{{"B", 4}, {"V", 6}};
+  TensorMap in;
+  in["probs"] =
+      at::tensor({0.25f, 0.0f,  0.25f, -0.0f, 0.25f, 0.25f, // ties
+                  0.1f,  0.4f,  0.1f,  0.3f,  0.0f,  0.1f,  // top_p
+                  0.0f,  -0.0f, 0.5f,  0.0f,  0.5f,  0.0f,  // top_k 3
+                  0.2f,  0.2f,  0.2f,  0.2f,  0.2f,  0.0f}) // disabled
+          .reshape({4, 6});
+  in["top_k"] = at::tensor({2, 6, 3, -1}, at::kInt);
+  // Row 1: masses 0.4, 0.3, 0.1 (index 0), ...; top_p 0.75 keeps 0.4+0.3+0.1.
+  in["top_p"] = at::tensor({1.0f, 0.75f, 1.0f, 1.0f});
+  // Row 0 keeps {0, 2}: 0.7 of 0.5 falls on token 2. Row 1 keeps {0, 1, 3}
+  // (0.8): target 0.05 -> token 0. Row 2 keeps {2, 4, 0} (top 3, the zero of
+  // the lowest index): target 0.99 -> token 4. Row 3: the least prefix
+  // reaching all the mass is the five 0.2s (the zero adds nothing); 1.0 of it
+  // exceeds no prefix -> the last kept token, 4.
+  in["uniform"] = at::tensor({0.7f, 0.0625f, 0.99f, 1.0f});
+  TensorMap ref = computeReference(*spec, shape, in);
+  at::Tensor s = ref.at("samples").to(at::kLong);
+  EXPECT_EQ(s[0].item<int64_t>(), 2);
+  EXPECT_EQ(s[1].item<int64_t>(), 0);
+  EXPECT_EQ(s[2].item<int64_t>(), 4);
+  EXPECT_EQ(s[3].item<int64_t>(), 4);
+}
+
 TEST(Ops, GemmByLoops) {
   Case c = make("gemm_bf16", {{"M", 3}, {"N", 5}, {"K", 64}});
   at::Tensor x = d(c.in["x"]), w = d(c.in["w"]),
