@@ -4,8 +4,9 @@
 # writes the roofline tightness table. suite-naive.jsonl.gz and
 # suite-production.jsonl.gz hold every problem (the runs of
 # bench/results/suite-2026-12-04, re-keyed with --plan, resumed here);
-# the production-lib set has files for 4 operators and takes the production
-# set's results for the other 26. Run from the repository root after a build;
+# the production-lib set (call 2; call 3's units in production-lib-rerun
+# replace those of call 2) has files for 6 operators and takes the production
+# set's results for the other 24. Run from the repository root after a build;
 # the inputs are unpacked into out/ (git-ignored).
 set -euo pipefail
 R=bench/results/suite-2026-12-04b
