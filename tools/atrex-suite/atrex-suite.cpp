@@ -91,6 +91,14 @@ static cl::opt<unsigned>
                       "(0: all)"),
              cl::init(0));
 static cl::opt<std::string>
+    Arch(cl::cat(ToolCat), "arch", cl::sub(PlanCmd),
+         cl::desc("settings.arch: the compile target of every submission "
+                  "(sm_90, sm_90a, sm_100a, ...; default: the gate's, sm_90). "
+                  "Arch-specific targets (a suffix) are needed for Hopper "
+                  "wgmma/TMA kernels such as FlashAttention-3 or CUTLASS 3.x "
+                  "sm90 GEMMs"),
+         cl::value_desc("sm_XY[a]"));
+static cl::opt<std::string>
     Seed(cl::cat(ToolCat), "seed", cl::sub(PlanCmd),
          cl::desc("settings.seed: random, sealed (the sealed bundle's "
                   "evaluation seed) or an integer"),
@@ -269,6 +277,18 @@ static int plan() {
                                   "non-negative integer"));
     SeedJSON = N;
   }
+  // The gate builds "-gencode arch=compute_XY[a],code=sm_XY[a]" from it.
+  if (!Arch.empty()) {
+    StringRef A(Arch), Digits;
+    bool Ok = A.consume_front("sm_");
+    Digits = A.take_while([](char C) { return C >= '0' && C <= '9'; });
+    StringRef Suffix = A.drop_front(Digits.size());
+    if (!Ok || Digits.size() < 2 ||
+        !(Suffix.empty() || Suffix == "a" || Suffix == "f"))
+      ExitOnErr(
+          createStringError("--arch '" + Arch +
+                            "' is not a CUDA target such as sm_90 or sm_90a"));
+  }
 
   struct Entry {
     std::string Id;
@@ -402,11 +422,12 @@ static int plan() {
   if (!Missing.empty())
     errs() << "atrex-suite: note: no submission in '" << SetDir
            << "' for: " << join(Missing, ", ") << "\n";
-  writeOut(Output,
-           json::Object{{"schema", atrex::rt::protocol::kPlanSchema},
-                        {"settings", json::Object{{"gpu", Gpu.getValue()},
-                                                  {"seed", SeedJSON}}},
-                        {"submissions", std::move(Submissions)}});
+  json::Object Settings{{"gpu", Gpu.getValue()}, {"seed", SeedJSON}};
+  if (!Arch.empty())
+    Settings["arch"] = Arch.getValue();
+  writeOut(Output, json::Object{{"schema", atrex::rt::protocol::kPlanSchema},
+                                {"settings", std::move(Settings)},
+                                {"submissions", std::move(Submissions)}});
   return 0;
 }
 
