@@ -5,6 +5,7 @@
 # entry with every argument) compiled by
 #   nvcc -O3 -std=c++20 -shared -Xcompiler -fPIC --expt-relaxed-constexpr
 #        -gencode arch=compute_90,code=sm_90 -D_GLIBCXX_USE_CXX11_ABI=<torch's>
+#        (ARCH=sm_90a: the target of a plan made with `atrex suite plan --arch sm_90a`)
 #        -isystem <torch>/include -isystem <torch>/include/torch/csrc/api/include
 #        -L<torch>/lib -lc10 -ltorch_cpu -ltorch_cuda -lc10_cuda
 # (runtime/lib/support/Compile.cpp: generateBinding, nvccCommand). A signature
@@ -23,6 +24,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 jobs=2
+arch=${ARCH:-sm_90}
 if [[ ${1:-} == -j ]]; then jobs=$2; shift 2; fi
 if [[ ${1:-} == -j* ]]; then jobs=${1#-j}; shift; fi
 files=("$@")
@@ -85,7 +87,7 @@ check_one() { # file -> prints one line, returns status
   binding "$op" "$sig" "$dir/submission.cu" >"$dir/binding.cu"
   start=$(date +%s)
   "$NVCC" -O3 -std=c++20 -shared -Xcompiler -fPIC --expt-relaxed-constexpr \
-    -gencode arch=compute_90,code=sm_90 -D_GLIBCXX_USE_CXX11_ABI="$abi" \
+    -gencode arch=compute_${arch#sm_},code=$arch -D_GLIBCXX_USE_CXX11_ABI="$abi" \
     -isystem "$torch/include" -isystem "$torch/include/torch/csrc/api/include" \
     -L"$torch/lib" -lc10 -ltorch_cpu -ltorch_cuda -lc10_cuda -Xlinker "-rpath=$torch/lib" \
     ${NVCC_FLAGS:-} -o "$dir/sub.so" "$dir/binding.cu" >"$dir/log" 2>&1
@@ -103,7 +105,7 @@ check_one() { # file -> prints one line, returns status
   return $rc
 }
 export -f check_one binding sig_of
-export work NVCC torch abi SPECS PYTHON
+export work NVCC torch abi SPECS PYTHON arch
 
 fail=0
 results=$(printf '%s\0' "${files[@]}" |
