@@ -551,6 +551,15 @@ public:
     }
     std::string E = Where + "error: " + std::string(Msg);
     StringRef M = Msg;
+    if (Info.getID() == diag::fatal_too_many_errors) {
+      // The error limit has no location: it continues the errors before
+      // it. After library errors only (a header library clang rejects in
+      // many instantiations, e.g. FlashInfer's mla.cuh) it is one more of
+      // them; after any error of the file's own code it is an error.
+      (Errors.empty() && !LibraryErrors.empty() ? LibraryErrors : Errors)
+          .push_back(std::move(E));
+      return;
+    }
     if (M.ends_with("file not found")) {
       E += " (" + missingHint(M) + ")";
     } else if (L == DiagnosticsEngine::Error && Info.hasSourceManager() &&
