@@ -242,6 +242,10 @@ void atrex::score::printText(raw_ostream &OS, const ScoreReport &R) {
        << " of " << S.Problems.size() << " problems have results, " << S.Scored
        << " scored above 0, " << S.Suspicious << " suspicious\n";
     OS << "  results: " << join(S.ResultFiles, ", ") << "\n";
+    if (!S.FilledFrom.empty())
+      OS << "  filled: " << S.Filled
+         << " problem(s) without a result take set '" << S.FilledFrom
+         << "''s results\n";
     if (!S.LintFile.empty())
       OS << "  lint: " << S.LintFile << "\n";
     if (S.StaticAdoption)
@@ -326,7 +330,11 @@ void atrex::score::printMarkdown(raw_ostream &OS, const ScoreReport &R) {
       OS << (I ? ", `" : "`") << S.ResultFiles[I] << "`";
     if (!S.LintFile.empty())
       OS << "; lint: `" << S.LintFile << "`";
-    OS << ".\n\n";
+    OS << ".";
+    if (!S.FilledFrom.empty())
+      OS << " " << S.Filled << " problem(s) without a result take set `"
+         << S.FilledFrom << "`'s results (`--fill`).";
+    OS << "\n\n";
     if (S.StaticAdoption)
       OS << "Static adoption by kernel DSL: " << dslAdoption(S) << ".\n\n";
     printMdTable(OS, regimeTable(S));
@@ -458,6 +466,9 @@ json::Value atrex::score::toJSON(const ScoreReport &R) {
         {"baseline", S.Baseline},
         {"mode", modeLabel(S)},
         {"result_files", S.ResultFiles},
+        {"filled_from", S.FilledFrom.empty() ? json::Value(nullptr)
+                                             : json::Value(S.FilledFrom)},
+        {"filled", S.Filled},
         {"lint_file",
          S.LintFile.empty() ? json::Value(nullptr) : json::Value(S.LintFile)},
         {"s_agg", S.SAgg},

@@ -203,6 +203,29 @@ static PartScore part(ArrayRef<const ProblemScore *> Ps) {
   return P;
 }
 
+Expected<unsigned> atrex::score::fillMissing(SubmissionSet &Into,
+                                             const SubmissionSet &From) {
+  if (&Into == &From || Into.Name == From.Name)
+    return createStringError("--fill: set '" + Into.Name +
+                             "' cannot stand in for itself");
+  if (!Into.FilledFrom.empty())
+    return createStringError("--fill: set '" + Into.Name +
+                             "' is already filled from '" + Into.FilledFrom +
+                             "'");
+  std::set<std::string> Have;
+  for (const GateResult &R : Into.Results)
+    Have.insert(R.ProblemId);
+  std::set<std::string> Filled;
+  for (const GateResult &R : From.Results)
+    if (!Have.count(R.ProblemId)) {
+      Into.Results.push_back(R);
+      Filled.insert(R.ProblemId);
+    }
+  Into.FilledFrom = From.Name;
+  Into.Filled = Filled.size();
+  return Into.Filled;
+}
+
 static SetScore scoreSet(const ScoreReport &Rep, const SubmissionSet &Set,
                          std::vector<std::string> &Warnings) {
   SetScore S;
@@ -210,6 +233,8 @@ static SetScore scoreSet(const ScoreReport &Rep, const SubmissionSet &Set,
   S.Baseline = Set.Baseline;
   S.ResultFiles = Set.ResultFiles;
   S.LintFile = Set.LintFile;
+  S.FilledFrom = Set.FilledFrom;
+  S.Filled = Set.Filled;
 
   // Results by problem id; unknown ids are warned about and ignored.
   std::map<std::string, std::vector<const GateResult *>> ById;

@@ -62,6 +62,13 @@ cl::list<std::string>
                  cl::desc("Score set NAME as a baseline: delegation "
                           "(fallback, no-kernel) permitted, labelled so"),
                  cl::value_desc("name"), cl::cat(Category));
+cl::list<std::string>
+    FillArgs("fill",
+             cl::desc("NAME=FROM: the problems set NAME has no result for "
+                      "are scored with set FROM's results (library kernels "
+                      "for some operators completed by a baseline); the "
+                      "report says how many"),
+             cl::value_desc("name=from"), cl::cat(Category));
 cl::opt<bool> MeasuredOnly(
     "measured-only",
     cl::desc("Score only the problems some set has a result for (a partial "
@@ -103,7 +110,8 @@ static Expected<std::pair<std::string, std::string>>
 nameValue(StringRef Arg, StringRef Option) {
   auto [Name, Value] = Arg.split('=');
   if (Name.empty() || Value.empty() || !Arg.contains('='))
-    return err("--" + Option + " expects NAME=FILE, got '" + Arg + "'");
+    return err("--" + Option + " expects NAME=" +
+               (Option == "fill" ? "SET" : "FILE") + ", got '" + Arg + "'");
   return std::make_pair(Name.str(), Value.str());
 }
 
@@ -166,6 +174,16 @@ int main(int argc, char **argv) {
       ExitOnErr(
           err("--baseline names set '" + Name + "', which no --set gives"));
     Sets[It->second].Baseline = true;
+  }
+
+  for (const std::string &Arg : FillArgs) {
+    auto [Name, From] = ExitOnErr(nameValue(Arg, "fill"));
+    auto Into = Index.find(Name), Src = Index.find(From);
+    if (Into == Index.end() || Src == Index.end())
+      ExitOnErr(err("--fill " + Arg + ": set '" +
+                    (Into == Index.end() ? Name : From) +
+                    "' is given by no --set"));
+    ExitOnErr(fillMissing(Sets[Into->second], Sets[Src->second]).takeError());
   }
 
   ScoreOptions Opts;

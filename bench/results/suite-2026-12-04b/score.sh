@@ -6,7 +6,7 @@
 # bench/results/suite-2026-12-04, re-keyed with --plan, resumed here);
 # the production-lib set (call 2; call 3's units in production-lib-rerun
 # replace those of call 2) has files for 6 operators and takes the production
-# set's results for the other 24. Run from the repository root after a build;
+# set's results for the problems of the other 24 (atrex score --fill). Run from the repository root after a build;
 # the inputs are unpacked into out/ (git-ignored).
 set -euo pipefail
 R=bench/results/suite-2026-12-04b
@@ -27,19 +27,11 @@ with open(sys.argv[1], "w") as out:
         out.write(json.dumps(r, sort_keys=True) + "\n")
 PY
 fi
-python3 - $W/production-lib.jsonl $W/production.jsonl $W/production-other-ops.jsonl <<'PY'
-import json, sys
-ops = {json.loads(l)["problem"]["operator"] for l in open(sys.argv[1])}
-with open(sys.argv[3], "w") as out:
-    for l in open(sys.argv[2]):
-        if json.loads(l)["problem"]["operator"] not in ops:
-            out.write(l)
-PY
 for f in md json; do
   o=$W/score.$f; [[ $f == md ]] && o=$R/score.md
   build/bin/atrex score bench/sets/bundle/sealed --public bench/sets/bundle/public --gpu H200 \
     --set naive=$W/naive.jsonl --set production=$W/production.jsonl \
-    --set production-lib=$W/production-lib.jsonl,$W/production-other-ops.jsonl \
+    --set production-lib=$W/production-lib.jsonl --fill production-lib=production \
     --baseline production --baseline production-lib --format $f -o $o
 done
 python3 bench/sets/roofline-tightness.py $W/score.json > $R/tightness.md

@@ -40,7 +40,18 @@ struct SubmissionSet {
   std::vector<GateResult> Results; ///< in file order
   std::string LintFile;            ///< "" without a lint report
   std::optional<std::vector<LintSubmission>> Lint;
+  /// --fill: the set whose results stand in for the problems this set has
+  /// none for, and how many problems took one.
+  std::string FilledFrom;
+  unsigned Filled = 0;
 };
+
+/// Gives \p Into the results of \p From for every problem \p Into has no
+/// result for (a set of library kernels for some operators, completed by a
+/// baseline set); they are scored as \p Into's. Returns how many problems
+/// were filled; an error when \p Into is \p From or was filled before.
+llvm::Expected<unsigned> fillMissing(SubmissionSet &Into,
+                                     const SubmissionSet &From);
 
 /// Appends the results file \p Path to \p S (ResultFiles, Results); its
 /// malformed lines ("FILE:LINE: message") are appended to \p InputErrors and
@@ -97,6 +108,8 @@ struct SetScore {
   bool Baseline = false;
   std::vector<std::string> ResultFiles;
   std::string LintFile;
+  std::string FilledFrom; ///< --fill: the set that stands in, "" without
+  unsigned Filled = 0;    ///< problems scored with its results
   std::vector<ProblemScore> Problems; ///< in suite order
   double SAgg = 0;
   double SAggNoFloor = 0;                   ///< S_agg of the SNoFloor values
