@@ -506,6 +506,9 @@ void atrex::score::printHTML(raw_ostream &OS, const ScoreReport &R) {
        << esc(join(S.ResultFiles, ", "));
     if (!S.LintFile.empty())
       OS << "; lint " << esc(S.LintFile);
+    if (!S.FilledFrom.empty())
+      OS << "; " << S.Filled << " problem(s) without a result take set "
+         << esc(S.FilledFrom) << "'s results (--fill)";
     OS << "</p>\n";
     printHTMLTable(OS, regimeTable(S));
     OS << "<h3>Operators</h3>\n";
