@@ -69,18 +69,18 @@ ATREX_SUMMARY="$OUT/weights-trace-summary.txt" scripts/regen-weights.sh "$OUT/we
 
 echo
 echo "== 4. scores of the committed H200 results -> $OUT/report.{txt,md,json,html}"
-# The 30-operator suite's H200 runs (bench/results/suite-2026-12-04: naive 437, production 153
-# of the problems), re-keyed to the bundle's ids by operator and shape.
+# The 30-operator suite's H200 runs over all 476 problems (bench/results/suite-2026-12-04b),
+# keyed by operator and shape to the bundle's ids (a no-op while the packing is the same).
 R=$OUT/results
 mkdir -p "$R"
 for s in naive production; do
   python3 bench/sets/rekey-results.py bench/sets/bundle/sealed/sealed.json \
-    "bench/results/suite-2026-12-04/suite-$s.jsonl.gz" "$R/gate-$s.jsonl"
+    "bench/results/suite-2026-12-04b/suite-$s.jsonl.gz" "$R/gate-$s.jsonl"
 done
 SCORE=(atrex score bench/sets/bundle/sealed --public bench/sets/bundle/public --gpu H200
        --set "naive=$R/gate-naive.jsonl" --lint "naive=$OUT/lint-naive.json"
        --set "production=$R/gate-production.jsonl" --lint "production=$OUT/lint-production.json"
-       --baseline production --measured-only)  # partial runs: score the problems with a result, scope stated
+       --baseline production)
 for fmt in txt md json html; do
   f=$fmt; [ $fmt = txt ] && f=text
   "${SCORE[@]}" --format "$f" -o "$OUT/report.$fmt"
