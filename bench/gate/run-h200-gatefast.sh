@@ -18,7 +18,8 @@
 #                  (bench/sets/bundle/sealed/sealed.json) in VALIDATE_SHARDS (6) processes,
 #                  skipping those of VALIDATE_DONE (a jsonl of an earlier call): $OUT/validate-cuda.jsonl
 # suite-SET        the whole default suite for SET (SUITE_PART_<SET>: earlier results to resume
-#                  from, e.g. SUITE_PART_naive=out/part.jsonl), default path (worker
+#                  from, e.g. SUITE_PART_naive=out/part.jsonl[.gz], re-keyed to the current bundle and
+#                  plan, so a committed run of an earlier packing works), default path (worker
 #                  batches), cache warm; --resume across calls; wall time in the log
 # perunit-SET      the same plan with --worker-per-unit, shard 0/$PERUNIT_SHARDS (the same
 #                  unit indices, hence the same seeds, as in suite-SET), for the comparison
@@ -122,8 +123,14 @@ PY
   for s in naive production production-lib; do
     if has suite-$s; then
       echo "== suite $s $(date -u +%T)"; t0=$SECONDS
-      # SUITE_PART_SET: the results of an earlier call (carried), resumed from
-      part=SUITE_PART_${s//-/_}; [[ -n ${!part:-} && ! -s /tmp/suite-$s.jsonl ]] && cp "${!part}" /tmp/suite-$s.jsonl
+      # SUITE_PART_SET: the results of an earlier call or packing (carried, .jsonl or .jsonl.gz),
+      # re-keyed to this bundle's ids and this plan's unit indices (bench/sets/rekey-results.py
+      # --plan: results of problems no longer in the suite are dropped), then resumed from
+      part=SUITE_PART_${s//-/_}
+      if [[ -n ${!part:-} && ! -s /tmp/suite-$s.jsonl ]]; then
+        python3 bench/sets/rekey-results.py --plan bench/sets/plan-suite-$s.json \
+          bench/sets/bundle/sealed/sealed.json "${!part}" /tmp/suite-$s.jsonl
+      fi
       run ${SUITE_S:-400} $G --resume --plan bench/sets/plan-suite-$s.json --out /tmp/suite-$s.jsonl
       echo "suite-$s: rc $?, $((SECONDS - t0)) s wall (this call)"; counts /tmp/suite-$s.jsonl
       cp /tmp/suite-$s.jsonl "$OUT/suite-$s.jsonl"
