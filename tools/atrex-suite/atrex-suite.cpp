@@ -277,18 +277,9 @@ static int plan() {
                                   "non-negative integer"));
     SeedJSON = N;
   }
-  // The gate builds "-gencode arch=compute_XY[a],code=sm_XY[a]" from it.
-  if (!Arch.empty()) {
-    StringRef A(Arch), Digits;
-    bool Ok = A.consume_front("sm_");
-    Digits = A.take_while([](char C) { return C >= '0' && C <= '9'; });
-    StringRef Suffix = A.drop_front(Digits.size());
-    if (!Ok || Digits.size() < 2 ||
-        !(Suffix.empty() || Suffix == "a" || Suffix == "f"))
-      ExitOnErr(
-          createStringError("--arch '" + Arch +
-                            "' is not a CUDA target such as sm_90 or sm_90a"));
-  }
+  if (!Arch.empty() && !atrex::rt::protocol::isCudaArch(Arch))
+    ExitOnErr(createStringError(
+        "--arch '" + Arch + "' is not a CUDA target such as sm_90 or sm_90a"));
 
   struct Entry {
     std::string Id;

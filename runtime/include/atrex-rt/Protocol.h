@@ -9,6 +9,8 @@
 #ifndef ATREX_RT_PROTOCOL_H
 #define ATREX_RT_PROTOCOL_H
 
+#include <string_view>
+
 namespace atrex::rt::protocol {
 
 inline constexpr const char *kPlanSchema = "atrex-gate-plan/1";
@@ -62,6 +64,20 @@ inline constexpr const char *kRunMemcheck = "memcheck";
 // The worker's phase byte (<job>.phase): whose work the process is doing.
 inline constexpr char kPhaseCandidate = 'c';
 inline constexpr char kPhaseGate = 'g';
+
+/// Whether \p arch is a compile target of a plan's settings.arch: sm_XY
+/// with an optional arch-specific suffix (sm_90a, sm_100f), which the gate
+/// turns into "-gencode arch=compute_XY[a|f],code=sm_XY[a|f]".
+inline bool isCudaArch(std::string_view arch) {
+  if (arch.substr(0, 3) != "sm_")
+    return false;
+  arch.remove_prefix(3);
+  size_t digits = 0;
+  while (digits < arch.size() && arch[digits] >= '0' && arch[digits] <= '9')
+    ++digits;
+  std::string_view suffix = arch.substr(digits);
+  return digits >= 2 && (suffix.empty() || suffix == "a" || suffix == "f");
+}
 
 } // namespace atrex::rt::protocol
 
