@@ -9,6 +9,7 @@
 #ifndef ATREX_RT_PROTOCOL_H
 #define ATREX_RT_PROTOCOL_H
 
+#include <string>
 #include <string_view>
 
 namespace atrex::rt::protocol {
@@ -77,6 +78,20 @@ inline bool isCudaArch(std::string_view arch) {
     ++digits;
   std::string_view suffix = arch.substr(digits);
   return digits >= 2 && (suffix.empty() || suffix == "a" || suffix == "f");
+}
+
+/// The TORCH_CUDA_ARCH_LIST entry of a compile target that isCudaArch
+/// accepts: sm_90 -> "9.0", sm_90a -> "9.0a", sm_100f -> "10.0f" (the last
+/// digit is the minor version); "" for anything else.
+inline std::string torchArchList(std::string_view arch) {
+  if (!isCudaArch(arch))
+    return "";
+  arch.remove_prefix(3);
+  size_t digits = arch.find_first_not_of("0123456789");
+  if (digits == std::string_view::npos)
+    digits = arch.size();
+  return std::string(arch.substr(0, digits - 1)) + "." +
+         std::string(arch.substr(digits - 1));
 }
 
 } // namespace atrex::rt::protocol

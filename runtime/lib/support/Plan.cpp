@@ -141,6 +141,11 @@ Plan parsePlan(const Json &j, const std::string &path) {
     if (const Json *js = j.get("settings")) {
       checkObjectKeys(*js, settingKeys(), path, "settings");
       readSettings(*js, s, path);
+      if (!protocol::isCudaArch(s.arch))
+        planError(path, "settings.arch",
+                  "expected a CUDA compile target sm_XY, sm_XYa or sm_XYf, "
+                  "got '" +
+                      s.arch + "'");
       if (s.trials < 3)
         planError(path, "settings.trials",
                   "at least 3 correctness trials are required");

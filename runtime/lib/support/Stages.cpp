@@ -272,10 +272,8 @@ WorkerRunner::run(const std::string &runKind, const CompileResult &cr,
       env["TORCH_EXTENSIONS_DIR"] =
           (fs::path(cacheDir_) / "jit" / "torch_extensions" / cr.key).string();
       // load_inline builds for the plan's architecture (sm_90 -> 9.0).
-      std::string arch = plan_.settings.arch;
-      if (arch.rfind("sm_", 0) == 0 && arch.size() >= 5)
-        env["TORCH_CUDA_ARCH_LIST"] = arch.substr(3, arch.size() - 4) + "." +
-                                      arch.substr(arch.size() - 1);
+      env["TORCH_CUDA_ARCH_LIST"] =
+          protocol::torchArchList(plan_.settings.arch);
       env["PYTHONDONTWRITEBYTECODE"] = "1";
       env["PYTHONNOUSERSITE"] = "1";
       env["CUDA_MODULE_LOADING"] = "LAZY";

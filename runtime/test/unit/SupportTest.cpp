@@ -7,6 +7,7 @@
 #include "atrex-rt/Measurement.h"
 #include "atrex-rt/OpSpecs.h"
 #include "atrex-rt/Plan.h"
+#include "atrex-rt/Protocol.h"
 #include "atrex-rt/Stage.h"
 #include "atrex-rt/TensorDir.h"
 
@@ -442,6 +443,16 @@ TEST(Plan, ShardsPartitionUnits) {
         << bad;
 }
 
+// Regression: sm_90a became "90.a" (the string was cut at fixed offsets).
+TEST(Protocol, TorchArchListOfACompileTarget) {
+  using protocol::torchArchList;
+  EXPECT_EQ(torchArchList("sm_90"), "9.0");
+  EXPECT_EQ(torchArchList("sm_90a"), "9.0a");
+  EXPECT_EQ(torchArchList("sm_100f"), "10.0f");
+  EXPECT_EQ(torchArchList("sm_120"), "12.0");
+  EXPECT_EQ(torchArchList("gfx942"), "");
+}
+
 TEST(Plan, ErrorsNameFileAndEntry) {
   auto err = [](const std::string &text) {
     return errorOf([&] { parsePlan(Json::parse(text), "p.json"); });
@@ -458,6 +469,15 @@ TEST(Plan, ErrorsNameFileAndEntry) {
   EXPECT_NE(
       err(R"({"settings":{"trials":2},"submissions":[]})").find("at least 3"),
       std::string::npos);
+  // A compile target nvcc cannot take is the plan's error, not a compile
+  // failure of every submission.
+  EXPECT_NE(err(R"({"settings":{"arch":"gfx942"},"submissions":[]})")
+                .find("p.json: settings.arch: expected a CUDA compile target "
+                      "sm_XY, sm_XYa or sm_XYf, got 'gfx942'"),
+            std::string::npos);
+  EXPECT_NE(err(R"({"settings":{"arch":"sm_9"},"submissions":[]})")
+                .find("settings.arch"),
+            std::string::npos);
   EXPECT_NE(
       err(R"({"settings":{"gap_sleep_cycles":-1},"submissions":[]})")
           .find(
