@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "atrex/Suite/Suite.h"
+#include "atrex/Passes/OperatorEntry.h"
 #include "atrex/Support/JSON.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -524,6 +525,28 @@ Expected<ProblemWork> checkProblem(const Problem &P, const OperatorConfig &Op,
   auto Entry = entryShape(Op, P.DefShape);
   if (!Entry)
     return Entry.takeError();
+  // The definition's own constraints (atrex.entry: over its shape keys and
+  // derived symbols) hold for every problem; the configuration's
+  // `constraints` add only what the definition cannot say (relations of
+  // definition parameters that are not entry keys).
+  auto Def = readOperatorEntry(Ops.definition(P.Operator));
+  if (!Def)
+    return Def.takeError();
+  Vars EV(Entry->begin(), Entry->end());
+  for (const auto &[Sym, Expr] : Def->Derived) {
+    auto Value = evaluate(Expr, EV);
+    if (!Value)
+      return Value.takeError();
+    EV[Sym] = *Value;
+  }
+  for (const auto &[C, Message] : Def->Constraints) {
+    auto Holds = evaluate(C, EV);
+    if (!Holds)
+      return Holds.takeError();
+    if (!*Holds)
+      return createStringError("degenerate shape: constraint '" + C +
+                               "' does not hold (" + Message + ")");
+  }
   Vars V(P.DefShape.begin(), P.DefShape.end());
   V.insert(Entry->begin(), Entry->end());
   for (const std::string &C : Op.Constraints) {
