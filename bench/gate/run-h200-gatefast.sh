@@ -10,7 +10,7 @@
 # build            runtime/ with tests (Ninja, -j16) into /tmp/b (kept while the machine stays
 #                  warm: skipped when /tmp/b was built from the same COMMIT); nlohmann-json and
 #                  CLI11 from .debs/ (scripts/fetch-device-debs.sh) where the machine lacks them
-# compile-SET      atrex-gate --compile-only --jobs 16 of bench/sets/plan-suite-SET.json into
+# compile-SET      atrex-gate --compile-only --jobs 16 (at most COMPILE_S, default 200 s) of bench/sets/plan-suite-SET.json into
 #                  the cache /tmp/gate-cache (SET: naive, production, production-lib; the
 #                  production-lib set needs FlashInfer's headers: .prodlibs/, or carried packed as
 #                  .prodpack/prodlibs.tar.xz, unpacked here: examples/sets/production-lib/README.md)
@@ -116,7 +116,7 @@ PY
   for s in naive production production-lib; do
     if has compile-$s; then
       echo "== compile $s $(date -u +%T)"; t0=$SECONDS
-      run 200 $G --quiet --compile-only --jobs 16 --plan bench/sets/plan-suite-$s.json --out /tmp/none.jsonl
+      run ${COMPILE_S:-200} $G --quiet --compile-only --jobs 16 --plan bench/sets/plan-suite-$s.json --out /tmp/none.jsonl
       echo "compile-$s: rc $?, $((SECONDS - t0)) s"
     fi
   done
