@@ -96,6 +96,28 @@ StringRef kindName(Kind K) {
 
 } // namespace
 
+Expected<const std::pair<std::string, std::string> *>
+firstViolatedConstraint(const OperatorEntry &E, suite::Vars &Vars) {
+  for (const auto &[Sym, Expr] : E.Derived) {
+    if (Vars.count(Sym))
+      return createStringError("derived symbol '" + Sym +
+                               "' is already defined");
+    auto V = suite::evaluate(Expr, Vars);
+    if (!V)
+      return createStringError("derived symbol '" + Sym +
+                               "': " + toString(V.takeError()));
+    Vars[Sym] = *V;
+  }
+  for (const auto &C : E.Constraints) {
+    auto V = suite::evaluate(C.first, Vars);
+    if (!V)
+      return createStringError("constraint: " + toString(V.takeError()));
+    if (!*V)
+      return &C;
+  }
+  return nullptr;
+}
+
 Expected<std::vector<OperatorEntry>>
 readOperatorEntries(const OperatorLibrary &Lib) {
   std::vector<OperatorEntry> Entries;
@@ -119,22 +141,12 @@ readOperatorEntries(const OperatorLibrary &Lib) {
     for (const std::string &K : E->Keys)
       if (!Vars.count(K))
         return Fail("example does not bind shape key '" + K + "'");
-    for (const auto &[Sym, Expr] : E->Derived) {
-      if (Vars.count(Sym))
-        return Fail("derived symbol '" + Sym + "' is already defined");
-      auto V = suite::evaluate(Expr, Vars);
-      if (!V)
-        return Fail("derived symbol '" + Sym + "': " + toString(V.takeError()));
-      Vars[Sym] = *V;
-    }
-    for (const auto &[Expr, Message] : E->Constraints) {
-      auto V = suite::evaluate(Expr, Vars);
-      if (!V)
-        return Fail("constraint: " + toString(V.takeError()));
-      if (!*V)
-        return Fail("the example shape violates '" + Expr + "' (" + Message +
-                    ")");
-    }
+    auto Violated = firstViolatedConstraint(*E, Vars);
+    if (!Violated)
+      return Fail(toString(Violated.takeError()));
+    if (*Violated)
+      return Fail("the example shape violates '" + (*Violated)->first + "' (" +
+                  (*Violated)->second + ")");
     for (const std::string &Sym : Lib.shapeParameters(Op))
       if (!Vars.count(Sym))
         return Fail("definition symbol '" + Sym +

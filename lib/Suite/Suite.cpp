@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "atrex/Suite/Suite.h"
-#include "atrex/Passes/OperatorEntry.h"
+#include "atrex/Suite/OpTable.h"
 #include "atrex/Support/JSON.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -533,20 +533,13 @@ Expected<ProblemWork> checkProblem(const Problem &P, const OperatorConfig &Op,
   if (!Def)
     return Def.takeError();
   Vars EV(Entry->begin(), Entry->end());
-  for (const auto &[Sym, Expr] : Def->Derived) {
-    auto Value = evaluate(Expr, EV);
-    if (!Value)
-      return Value.takeError();
-    EV[Sym] = *Value;
-  }
-  for (const auto &[C, Message] : Def->Constraints) {
-    auto Holds = evaluate(C, EV);
-    if (!Holds)
-      return Holds.takeError();
-    if (!*Holds)
-      return createStringError("degenerate shape: constraint '" + C +
-                               "' does not hold (" + Message + ")");
-  }
+  auto Violated = firstViolatedConstraint(*Def, EV);
+  if (!Violated)
+    return Violated.takeError();
+  if (*Violated)
+    return createStringError("degenerate shape: constraint '" +
+                             (*Violated)->first + "' does not hold (" +
+                             (*Violated)->second + ")");
   Vars V(P.DefShape.begin(), P.DefShape.end());
   V.insert(Entry->begin(), Entry->end());
   for (const std::string &C : Op.Constraints) {

@@ -16,6 +16,7 @@
 #define ATREX_SUITE_OPTABLE_H
 
 #include "atrex/Passes/OperatorEntry.h"
+#include "atrex/Suite/Expr.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -32,6 +33,13 @@ class OperatorLibrary;
 /// there.
 llvm::Expected<std::vector<OperatorEntry>>
 readOperatorEntries(const OperatorLibrary &Lib);
+
+/// Adds \p E's derived symbols to \p Vars (which binds its shape keys) and
+/// returns the first of its constraints that does not hold there (expression,
+/// message), or nullptr when all hold: the one evaluation of a definition's
+/// entry constraints, for its example shape and for a suite's problems.
+llvm::Expected<const std::pair<std::string, std::string> *>
+firstViolatedConstraint(const OperatorEntry &E, suite::Vars &Vars);
 
 /// Writes the plain C++ table of `Entries` (see runtime/lib/support/OpSpecs.cpp
 /// for the declarations it relies on). `Source` names the directory the
