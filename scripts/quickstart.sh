@@ -69,14 +69,14 @@ ATREX_SUMMARY="$OUT/weights-trace-summary.txt" scripts/regen-weights.sh "$OUT/we
 
 echo
 echo "== 4. scores of the committed H200 results -> $OUT/report.{txt,md,json,html}"
-# The 30-operator suite's H200 runs (bench/results/suite-2026-12-04b), keyed by operator and
-# shape to the bundle's ids: 475 of the 476 problems (p0768 came in at the hot-shape cut with
-# the ceilings raised from those runs and is not gated yet: it counts as missing).
+# The 30-operator suite's H200 runs (bench/results/suite-2026-12-05: all 476 problems of the
+# bundle), keyed by operator and shape to the bundle's ids (a no-op for this packing; a re-packed
+# bundle keeps them usable).
 R=$OUT/results
 mkdir -p "$R"
 for s in naive production; do
   python3 bench/sets/rekey-results.py bench/sets/bundle/sealed/sealed.json \
-    "bench/results/suite-2026-12-04b/suite-$s.jsonl.gz" "$R/gate-$s.jsonl"
+    "bench/results/suite-2026-12-05/suite-$s.jsonl.gz" "$R/gate-$s.jsonl"
 done
 SCORE=(atrex score bench/sets/bundle/sealed --public bench/sets/bundle/public --gpu H200
        --set "naive=$R/gate-naive.jsonl" --lint "naive=$OUT/lint-naive.json"
