@@ -23,19 +23,21 @@
 // initialize (encodes the TMA descriptors, sets the kernel's smem attribute),
 // run on the current stream. Device glue: the activation scales go to the
 // kernel M-major (TMA loads 128 of them per tile and K block): sx [M, K/128]
-// is transposed by ATen into a per-call fp32 temporary [K/128, Mp] with Mp =
-// M rounded up to a multiple of 4 (TMA needs 16-byte strides; the pad columns
-// are zero and only reach accumulator rows >= M, which the epilogue does not
-// store). sw [N/128, K/128] row-major is already the K-major SFB layout and is
-// passed as given (read by cp.async, no alignment rule). Any workspace comes
-// from torch::empty on the device (the persistent scheduler needs none).
+// is transposed by a small own kernel into a per-call fp32 temporary
+// [K/128, Mp] with Mp = M rounded up to a multiple of 4 (TMA needs 16-byte
+// strides; the pad columns are zero and only reach accumulator rows >= M, which
+// the epilogue does not store). vLLM's activation quantizer writes its scales
+// M-major in the first place (column_major_scales); until 2026-12-05 ATen's
+// zero_ and copy_ did this, two foreign launches in the timed region. sw
+// [N/128, K/128] row-major is already the K-major SFB layout and is passed as
+// given (read by cp.async, no alignment rule). Any workspace comes from
+// torch::empty on the device (the persistent scheduler needs none).
 //
 // Needs an sm_90a plan (`atrex suite plan --arch sm_90a`): compiled for plain
 // sm_90, CUTLASS replaces the wgmma instructions with a trap. Headers:
 // scripts/fetch-production-libs.sh. Verdict: fallback (CUTLASS's kernel does
 // the work; atrex-lint's static verdict: fallback, CUTLASS device-level
-// operator plus ATen copy_ for the scale transpose); scored in the baseline
-// mode.
+// operator); scored in the baseline mode.
 #include <ATen/cuda/CUDAContext.h>
 #include <torch/all.h>
 
@@ -114,6 +116,17 @@ using StrideA = typename Gemm::GemmKernel::StrideA;
 using StrideB = typename Gemm::GemmKernel::StrideB;
 using StrideC = typename Gemm::GemmKernel::StrideC;
 using StrideD = typename Gemm::GemmKernel::StrideD;
+
+// sx [M, K/128] row-major -> sa [K/128, Mp] (M-major), columns M..Mp-1 zero.
+__global__ void scalesToMMajor(const float *__restrict__ sx,
+                               float *__restrict__ sa, int64_t m, int64_t mp,
+                               int64_t kb) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < kb * mp;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t kk = i / mp, r = i % mp;
+    sa[i] = r < m ? sx[r * kb + kk] : 0.0f;
+  }
+}
 } // namespace fp8bs
 
 void fp8_blockscale_gemm(torch::Tensor &out, const torch::Tensor &xq,
@@ -145,12 +158,20 @@ void fp8_blockscale_gemm(torch::Tensor &out, const torch::Tensor &xq,
   if (m == 0)
     return;
 
-  // Activation scales M-major for CUTLASS's TMA: [K/128, Mp], Mp % 4 == 0.
+  // Activation scales M-major for CUTLASS's TMA: [K/128, Mp], Mp % 4 == 0,
+  // the pad columns zero (one small own kernel).
   const int64_t mp = (m + 3) / 4 * 4;
   at::Tensor sa = at::empty({kb, mp}, sx.options());
-  if (mp != m)
-    sa.narrow(1, m, mp - m).zero_();
-  sa.narrow(1, 0, m).copy_(sx.t());
+  cudaStream_t stream = at::cuda::getCurrentCUDAStream(xq.get_device());
+  {
+    const int64_t total = kb * mp;
+    const int threads = 256;
+    const int64_t blocks =
+        std::min<int64_t>((total + threads - 1) / threads, 65535);
+    scalesToMMajor<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
+        sx.data_ptr<float>(), sa.data_ptr<float>(), m, mp, kb);
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+  }
   // Weight scales: sw as given (K-major SFB); contiguous for the layout below.
   at::Tensor sb = sw.contiguous();
 
@@ -193,7 +214,6 @@ void fp8_blockscale_gemm(torch::Tensor &out, const torch::Tensor &xq,
   if (ws_bytes > 0)
     ws = torch::empty({static_cast<int64_t>(ws_bytes)},
                       xq.options().dtype(at::kByte));
-  cudaStream_t stream = at::cuda::getCurrentCUDAStream(xq.get_device());
   st = gemm.initialize(args, ws_bytes > 0 ? ws.data_ptr() : nullptr, stream);
   TORCH_CHECK(
       st == cutlass::Status::kSuccess,
