@@ -71,17 +71,19 @@ echo
 echo "== 4. scores of the committed H200 results -> $OUT/report.{txt,md,json,html}"
 # The 30-operator suite's H200 runs (bench/results/suite-2026-12-05: all 476 problems of the
 # bundle), keyed by operator and shape to the bundle's ids (a no-op for this packing; a re-packed
-# bundle keeps them usable).
+# bundle keeps them usable). production-lib: the 17 operators with FlashInfer / CUTLASS /
+# TensorRT-LLM kernels (examples/sets/production-lib), production's results for the other 13.
 R=$OUT/results
 mkdir -p "$R"
-for s in naive production; do
+for s in naive production production-lib; do
   python3 bench/sets/rekey-results.py bench/sets/bundle/sealed/sealed.json \
     "bench/results/suite-2026-12-05/suite-$s.jsonl.gz" "$R/gate-$s.jsonl"
 done
 SCORE=(atrex score bench/sets/bundle/sealed --public bench/sets/bundle/public --gpu H200
        --set "naive=$R/gate-naive.jsonl" --lint "naive=$OUT/lint-naive.json"
        --set "production=$R/gate-production.jsonl" --lint "production=$OUT/lint-production.json"
-       --baseline production)
+       --set "production-lib=$R/gate-production-lib.jsonl" --fill production-lib=production
+       --baseline production --baseline production-lib)
 for fmt in txt md json html; do
   f=$fmt; [ $fmt = txt ] && f=text
   "${SCORE[@]}" --format "$f" -o "$OUT/report.$fmt"
