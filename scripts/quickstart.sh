@@ -57,7 +57,10 @@ done
 echo
 echo "== 2. the default suite: validity, rooflines on the H200, release bundles"
 atrex suite check --suite suites/atrex-serve/suite.json
-atrex-roofline --gpu H200 | head -40
+# Into a file first: `| head` closes the pipe early and, under pipefail, the
+# writer's SIGPIPE (exit 141) ended the whole job.
+atrex-roofline --gpu H200 > "$OUT/roofline-h200.txt"
+head -40 "$OUT/roofline-h200.txt"
 rm -rf "$OUT/release"
 atrex release pack --suite suites/atrex-serve/suite.json \
   --public "$OUT/release/public" --sealed "$OUT/release/sealed"
