@@ -39,11 +39,15 @@ if [[ -f $stamp && $(cat $stamp) == "$V" && -d $T/cutlass/include && -d $T/flash
   echo "atrex: $T/flashinfer $V present"; exit 0
 fi
 cache=.cache/wheels; mkdir -p "$cache"
-whl=$(ls "$cache"/flashinfer_python-"$V"-*.whl 2>/dev/null | head -1 || true)
-if [[ -z $whl ]]; then
+# (globs, not `ls | head`: a pipe into head under pipefail can fail with SIGPIPE)
+shopt -s nullglob
+whls=("$cache"/flashinfer_python-"$V"-*.whl)
+if ((${#whls[@]} == 0)); then
   python3 -m pip download --quiet --no-deps --dest "$cache" "flashinfer-python==$V"
-  whl=$(ls "$cache"/flashinfer_python-"$V"-*.whl | head -1)
+  whls=("$cache"/flashinfer_python-"$V"-*.whl)
 fi
+((${#whls[@]} > 0)) || { echo "atrex: no flashinfer-python $V wheel in $cache" >&2; exit 1; }
+whl=${whls[0]}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 python3 - "$whl" "$tmp" <<'PY'
 import sys, zipfile

@@ -27,7 +27,7 @@ pip_system_flag() {
 # lld of LLVM 22 (flydsl 0.4.2's final stage; Debian's lld 14 fails).
 FLYDSL_VERSION=0.4.2
 install_flydsl() {
-  if ! dpkg-query -W -f='${Status}' lld-22 2>/dev/null | grep -q "install ok installed"; then
+  if [[ $(dpkg-query -W -f='${Status}' lld-22 2>/dev/null) != "install ok installed" ]]; then
     echo "atrex: installing Debian package lld-22 (FlyDSL's final link)"
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends lld-22
@@ -80,7 +80,7 @@ DEBS=(
 
 missing=()
 for p in "${DEBS[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+  if [[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) != "install ok installed" ]]; then
     missing+=("$p")
   fi
 done

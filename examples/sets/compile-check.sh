@@ -92,7 +92,9 @@ check_one() { # file -> prints one line, returns status
     -L"$torch/lib" -lc10 -ltorch_cpu -ltorch_cuda -lc10_cuda -Xlinker "-rpath=$torch/lib" \
     ${NVCC_FLAGS:-} -o "$dir/sub.so" "$dir/binding.cu" >"$dir/log" 2>&1
   rc=$?
-  if [[ $rc -eq 0 ]] && ! nm -D --defined-only "$dir/sub.so" | grep -q ' T atrex_entry_v1$'; then
+  # grep without -q reads all of nm's output (an early exit under pipefail can
+  # fail the pipeline with nm's SIGPIPE and report a missing entry wrongly)
+  if [[ $rc -eq 0 ]] && ! nm -D --defined-only "$dir/sub.so" | grep ' T atrex_entry_v1$' >/dev/null; then
     echo "atrex_entry_v1 not exported" >>"$dir/log"; rc=1
   fi
   if [[ $rc -eq 0 ]]; then
@@ -100,7 +102,7 @@ check_one() { # file -> prints one line, returns status
     echo "ok   $name ($(( $(date +%s) - start )) s, $w warning lines)"
   else
     echo "FAIL $name ($(( $(date +%s) - start )) s):"
-    sed "s|$dir/submission.cu|$f|g" "$dir/log" | grep -v '^\s*$' | head -40 | sed 's/^/    /'
+    sed "s|$dir/submission.cu|$f|g" "$dir/log" | grep -v '^\s*$' | sed -n '1,40s/^/    /p'
   fi
   return $rc
 }
