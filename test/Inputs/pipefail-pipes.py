@@ -17,12 +17,11 @@ for a in sys.argv[1:]:
 checked = bad = 0
 for f in files:
     lines = open(f, encoding="utf-8").read().split("\n")
-    if not any(re.search(r"set\s+-\w*o\s+pipefail|set\s+-o\s+pipefail|set\s+-\w+\s+pipefail", l)
-               for l in lines):
+    if not any(re.search(r"\bset\s+-\w+\s+pipefail", l) for l in lines):  # -o, -euo, ...
         continue
     checked += 1
     for n, l in enumerate(lines, 1):
-        code = l.split("#", 1)[0] if not l.lstrip().startswith("#") else ""
+        code = l.split("#", 1)[0]  # comments never count
         if early.search(code):
             print(f"{f}:{n}: pipe into an early-closing reader under pipefail: {l.strip()}")
             bad += 1
